@@ -1,0 +1,86 @@
+import type { ApprovalDecision, Approver, ConfirmationRequest } from '../core/confirmation.js';
+import { errorResult } from '../core/make-result.js';
+import type { PlannedCall } from '../core/planned-call.js';
+
+/**
+ * Asks every confirmation of a batch at once, before anything runs (T-APR-01), then turns each
+ * `needs_approval` into `execute` or a `Denied` result. No answer in time, an abort, or an
+ * approver that fails are all denials (fail closed).
+ */
+export async function approveBatch(
+  planned: readonly PlannedCall[],
+  approver: Approver,
+  options: { signal?: AbortSignal; timeoutMs: number },
+): Promise<PlannedCall[]> {
+  const requests: ConfirmationRequest[] = [];
+  for (const p of planned) if (p.disposition.kind === 'needs_approval') requests.push(p.disposition.request);
+  if (requests.length === 0) return [...planned];
+
+  const decision = await decideWithTimeout(approver, requests, options);
+  const approved = approvedIds(decision, requests);
+  const why =
+    decision.kind === 'deny_all' && decision.reason ? decision.reason : 'the user did not approve this call';
+  return planned.map((p) => {
+    if (p.disposition.kind !== 'needs_approval') return p;
+    if (approved.has(p.call.id)) return { ...p, disposition: { kind: 'execute' } };
+    return {
+      ...p,
+      disposition: {
+        kind: 'resolved',
+        result: errorResult(p.call.id, p.call.name, 'Denied', `denied: ${why}; do not retry it unchanged`),
+      },
+    };
+  });
+}
+
+function approvedIds(decision: ApprovalDecision, requests: readonly ConfirmationRequest[]): Set<string> {
+  switch (decision?.kind) {
+    case 'approve_all':
+      return new Set(requests.map((r) => r.callId));
+    case 'approve_selected': {
+      // Only ids that were actually asked count; anything else in the answer is ignored.
+      const asked = new Set(requests.map((r) => r.callId));
+      return new Set(decision.ids.filter((id) => asked.has(id)));
+    }
+    default:
+      // deny_all, or an answer of a shape we do not know: nothing is approved.
+      return new Set();
+  }
+}
+
+async function decideWithTimeout(
+  approver: Approver,
+  requests: readonly ConfirmationRequest[],
+  options: { signal?: AbortSignal; timeoutMs: number },
+): Promise<ApprovalDecision> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    if (options.signal?.aborted) return { kind: 'deny_all', reason: 'the batch was cancelled' };
+    const timeout = new Promise<ApprovalDecision>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        resolve({ kind: 'deny_all', reason: 'no answer to the confirmation in time' });
+      }, options.timeoutMs);
+    });
+    const aborted = new Promise<ApprovalDecision>((resolve) => {
+      controller.signal.addEventListener(
+        'abort',
+        () => resolve({ kind: 'deny_all', reason: 'the batch was cancelled' }),
+        {
+          once: true,
+        },
+      );
+    });
+    const answer = approver(requests, controller.signal).then(
+      (decision) => decision ?? { kind: 'deny_all', reason: 'the approver gave no answer' },
+      () => ({ kind: 'deny_all' as const, reason: 'the approval prompt failed' }),
+    );
+    return await Promise.race([answer, timeout, aborted]);
+  } finally {
+    if (timer) clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,115 @@
+import { Command, CommanderError, Option } from 'commander';
+import { configJsonSchema } from '../config/config-schema.js';
+import { ConfigError } from '../config/load-config.js';
+import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import { runExec } from './exec-command.js';
+import { runPolicyExplain } from './policy-command.js';
+import { resolveSetup } from './resolve-setup.js';
+import { runTools } from './tools-command.js';
+import { UsageError } from './usage-error.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function buildProgram(): Command {
+  const program = new Command('toolgate')
+    .description('Safe, durable tool execution for LLM agents.')
+    .version('0.1.0')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+
+  const withSetup = (cmd: Command) =>
+    cmd
+      .option(
+        '--root <dir>',
+        'allowed root (repeatable; default: the config, else the current directory)',
+        collect,
+      )
+      .option('--config <file>', 'config file (default: ./toolgate.toml when present)');
+
+  withSetup(
+    program
+      .command('exec')
+      .description(
+        'Run a batch of tool calls read as JSON from stdin; print the results as JSON, in call order.',
+      )
+      .addOption(
+        new Option('--approve <how>', 'answer confirmations: ask (on the terminal), all, or none').choices([
+          'ask',
+          'all',
+          'none',
+        ]),
+      )
+      .option(
+        '--session <id>',
+        'conversation identity (read-before-edit cache and journal rows are kept per session)',
+      )
+      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+      .option('--no-journal', 'do not journal this run'),
+  ).action(async (opts) => {
+    process.exitCode = await runExec(opts, {
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
+  });
+
+  withSetup(
+    program
+      .command('tools')
+      .description('List the available tools.')
+      .option('--json', 'print name, tier, risk and JSON Schema of each tool')
+      .option(
+        '--format <format>',
+        'print definitions in a provider shape: openai-chat, openai-responses, anthropic, gemini, mcp',
+      ),
+  ).action((opts) => {
+    process.exitCode = runTools(opts, process.stdout);
+  });
+
+  const policy = program.command('policy').description('Inspect the policy.');
+  withSetup(
+    policy
+      .command('explain')
+      .description('Show what policy decides for a call, and which rule in which file decided it.')
+      .argument('<tool>', 'tool name')
+      .argument('[args]', 'arguments as JSON, e.g. \'{"path":"src/a.ts"}\'')
+      .option('--json', 'print the explanation as JSON'),
+  ).action((tool: string, args: string | undefined, opts) => {
+    process.exitCode = runPolicyExplain(tool, args, opts, process.stdout);
+  });
+
+  const config = program.command('config').description('Work with toolgate.toml.');
+  config
+    .command('schema')
+    .description('Print the JSON Schema of toolgate.toml (for editors).')
+    .action(() => {
+      process.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+    });
+  withSetup(
+    config.command('check').description('Validate the config file and print the effective settings.'),
+  ).action((opts) => {
+    const setup = resolveSetup(opts);
+    process.stdout.write(`${JSON.stringify({ file: setup.configFile ?? null, ...setup.config }, null, 2)}\n`);
+  });
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with exit code 0; usage mistakes with 1 → 2.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      process.stderr.write(`toolgate: ${sanitizeForTerminal(error.message)}\n`);
+      return 2;
+    }
+    process.stderr.write(
+      `toolgate: internal error: ${sanitizeForTerminal((error as Error).stack ?? String(error))}\n`,
+    );
+    return 1;
+  }
+}

@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { GOVERNANCE_MODES } from '../core/tier.js';
+
+/**
+ * The `toolgate.toml` schema (DESIGN §2.3, seed 000 §6). Objects are strict so a typo in a key is
+ * an error that names it, not a silently ignored setting. Defaults are the safe ones.
+ */
+const names = z.array(z.string().min(1));
+const positiveInt = z.number().int().positive();
+
+const sandbox = z
+  .strictObject({
+    allowed_roots: names.default(['.']),
+    denied_patterns: names.default([]),
+    allow_absolute: z.boolean().default(false),
+    include_default_denies: z.boolean().default(true),
+  })
+  .prefault({});
+
+const timeouts = z
+  .strictObject({
+    default_seconds: z.number().positive().default(30),
+    file_operations_seconds: z.number().positive().default(30),
+    shell_commands_seconds: z.number().positive().default(300),
+  })
+  .prefault({});
+
+const output = z.strictObject({ max_bytes: positiveInt.default(102_400) }).prefault({});
+
+const environment = z.strictObject({ denylist: names.default([]) }).prefault({});
+
+const approval = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    mode: z.enum(['auto', 'prompt', 'deny']).default('prompt'),
+    allowlist: names.default([]),
+    denylist: names.default(['run_command']),
+    prompt_side_effects: z.boolean().default(true),
+    timeout_seconds: z.number().positive().default(300),
+  })
+  .prefault({});
+
+const readFile = z
+  .strictObject({
+    max_file_read_bytes: positiveInt.default(204_800),
+    max_scan_bytes: positiveInt.default(2_097_152),
+  })
+  .prefault({});
+
+const applyPatch = z.strictObject({ max_patch_bytes: positiveInt.default(524_288) }).prefault({});
+
+const condition = z.strictObject({
+  param: z.string().min(1),
+  operator: z.enum(['equals', 'contains', 'startsWith', 'matches', 'path-glob']),
+  value: z.union([z.string(), z.array(z.string()).min(1)]),
+});
+
+const rule = z.strictObject({
+  tool: z.string().min(1),
+  action: z.enum(['allow', 'deny', 'ask']),
+  conditions: z.array(condition).default([]),
+  risk: z.enum(['low', 'medium', 'high']).optional(),
+  message: z.string().optional(),
+});
+
+const policy = z.strictObject({ rules: z.array(rule).default([]) }).prefault({});
+
+const mode = z.enum(GOVERNANCE_MODES);
+
+const governanceTool = z.strictObject({
+  allowed_in_modes: z.array(mode).optional(),
+  requires_approval_in_modes: z.array(mode).default([]),
+  forbidden_in_modes: z.array(mode).default([]),
+  allowed_paths: names.default([]),
+  forbidden_paths: names.default([]),
+  rate_limit_per_hour: positiveInt.optional(),
+});
+
+const governanceMode = z.strictObject({
+  allowed: names.default([]),
+  ask: names.default([]),
+  forbidden: names.default([]),
+});
+
+const governance = z
+  .strictObject({
+    mode: mode.default('NORMAL'),
+    modes: z.partialRecord(mode, governanceMode).default({}),
+    tools: z.record(z.string(), governanceTool).default({}),
+  })
+  .prefault({});
+
+// Sections owned by later capabilities: accepted as tables now so a config written for them loads.
+const reserved = z.record(z.string(), z.unknown()).optional();
+
+const tools = z
+  .strictObject({
+    mode: z.enum(['disabled', 'parse_only', 'enabled']).default('enabled'),
+    allow_parallel: z.boolean().default(false),
+    max_tool_calls_per_batch: positiveInt.default(8),
+    max_tool_iterations_per_user_turn: positiveInt.default(4),
+    max_tool_args_bytes: positiveInt.default(262_144),
+    sandbox,
+    timeouts,
+    output,
+    environment,
+    approval,
+    read_file: readFile,
+    apply_patch: applyPatch,
+    policy,
+    governance,
+    run_command: reserved,
+    web: reserved,
+    memory: reserved,
+    definitions: z.array(z.record(z.string(), z.unknown())).optional(),
+  })
+  .prefault({});
+
+export const configSchema = z.strictObject({
+  tools,
+  providers: reserved,
+});
+
+export type ToolgateConfig = z.output<typeof configSchema>;
+export type ToolgateConfigInput = z.input<typeof configSchema>;
+export type PolicyRule = z.output<typeof rule>;
+export type PolicyCondition = z.output<typeof condition>;
+export type GovernanceToolConfig = z.output<typeof governanceTool>;
+export type GovernanceModeConfig = z.output<typeof governanceMode>;
+
+/** JSON Schema of the config file, for editors (`toolgate config schema`). */
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(configSchema, { io: 'input' }) as Record<string, unknown>;
+}

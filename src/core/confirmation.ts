@@ -1,0 +1,37 @@
+import type { RiskLevel } from './tier.js';
+import type { ToolLocation } from './tool-definition.js';
+
+/** What a person is asked (seed 000 FR-APR-03, seed 001 Property 37). */
+export interface ConfirmationRequest {
+  callId: string;
+  toolName: string;
+  /** Redacted, at most 200 characters. */
+  summary: string;
+  risk: RiskLevel;
+  locations: ToolLocation[];
+  /** Why policy asks, and the rule that said so. */
+  reason: string;
+  rule: string;
+  /** A rule's custom message, if any. */
+  message?: string;
+}
+
+export type ApprovalDecision =
+  | { kind: 'approve_all' }
+  | { kind: 'approve_selected'; ids: readonly string[] }
+  | { kind: 'deny_all'; reason?: string };
+
+/**
+ * Answers all confirmations of one batch at once, before anything runs (T-APR-01). Must settle;
+ * a rejection or a timeout is taken as DenyAll.
+ */
+export type Approver = (
+  requests: readonly ConfirmationRequest[],
+  signal: AbortSignal,
+) => Promise<ApprovalDecision>;
+
+export const approveAll: Approver = async () => ({ kind: 'approve_all' });
+export const denyAll: Approver = async () => ({
+  kind: 'deny_all',
+  reason: 'no one was available to approve it',
+});

@@ -1,0 +1,23 @@
+import type { ConfirmationRequest } from './confirmation.js';
+import type { PolicyDecision } from './policy-decision.js';
+import type { ToolCall } from './tool-call.js';
+import type { AnyToolDefinition } from './tool-definition.js';
+import type { ToolResult } from './tool-result.js';
+
+/** What the planner decided for one call (seed 000 FR-APR-02). */
+export type Disposition =
+  | { kind: 'execute' }
+  | { kind: 'needs_approval'; request: ConfirmationRequest }
+  | { kind: 'resolved'; result: ToolResult };
+
+/** A call after planning: the tool and typed args exist only when it may run. */
+export interface PlannedCall {
+  call: ToolCall;
+  index: number;
+  tool?: AnyToolDefinition;
+  args?: unknown;
+  disposition: Disposition;
+  decision?: PolicyDecision;
+  /** Approval summary (redacted, ≤ 200 chars); present once the args parsed. */
+  summary?: string;
+}

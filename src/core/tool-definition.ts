@@ -1,0 +1,56 @@
+import type { Sandbox } from '../sandbox/sandbox.js';
+import type { GovernanceMode, RiskLevel, Tier } from './tier.js';
+
+/** A path or resource a call touches: what sandbox preflight checks and approval shows. */
+export interface ToolLocation {
+  path: string;
+  access: 'read' | 'write' | 'delete' | 'list';
+}
+
+/** Built fresh for every call (seed 000 FR-REG-04a). */
+export interface ToolContext {
+  callId: string;
+  /** Aborted on cancel or timeout; long work must stop when it fires. */
+  signal: AbortSignal;
+  sandbox: Sandbox;
+  /** Bytes the final content may take (the framework truncates above this unless a tool self-limits). */
+  outputLimit: number;
+  /** Stream a chunk to the UI (not persisted, not sent to the model). */
+  emit(stream: 'stdout' | 'stderr', chunk: string): void;
+}
+
+/** What a tool returns; a plain string is shorthand for `{content}`. */
+export interface ToolOutput {
+  content: string;
+  display?: string;
+  metadata?: Record<string, unknown>;
+  /** false when the tool limited its own output and framework truncation would corrupt it (binary). */
+  allowTruncation?: boolean;
+}
+
+export type JsonSchema = Record<string, unknown>;
+
+/** The one shape every tool has once defined, whether from zod, JSON Schema (config/MCP) or code. */
+export interface ToolDefinition<A = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly tier: Tier;
+  readonly risk: RiskLevel;
+  readonly category: string;
+  readonly requiresApproval: boolean;
+  readonly timeoutMs: number | undefined;
+  /** Governance modes the tool may run in; undefined = every mode. */
+  readonly allowedModes: readonly GovernanceMode[] | undefined;
+  readonly rateLimitPerHour: number | undefined;
+  /** JSON Schema draft 2020-12 of the arguments, derived once. */
+  readonly inputSchema: JsonSchema;
+  /** The single parse boundary: schema-valid JSON → typed args (throws ToolError BadArgs). */
+  parse(raw: unknown): A;
+  /** Approval summary: derived from typed args, no I/O. The planner redacts and caps it. */
+  summary(args: A): string;
+  locations(args: A): ToolLocation[];
+  execute(args: A, ctx: ToolContext): Promise<ToolOutput | string>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every argument type
+export type AnyToolDefinition = ToolDefinition<any>;

@@ -1,0 +1,179 @@
+import type { ConfirmationRequest } from '../core/confirmation.js';
+import { errorResult } from '../core/make-result.js';
+import type { PlannedCall } from '../core/planned-call.js';
+import type { ToolRegistry } from '../core/registry.js';
+import type { ToolCall } from '../core/tool-call.js';
+import type { ToolLocation } from '../core/tool-definition.js';
+import { ToolError } from '../core/tool-error.js';
+import { capSummary, redactSecrets } from '../output/redact-secrets.js';
+import type { PolicyEngine } from '../policy/policy-engine.js';
+import type { RateCounter } from '../policy/rate-limiter.js';
+import type { ResolvedPath, Sandbox } from '../sandbox/sandbox.js';
+import type { SchemaValidator } from './schema-validator.js';
+
+export type ToolsMode = 'disabled' | 'parse_only' | 'enabled';
+
+export interface PlanLimits {
+  mode: ToolsMode;
+  maxCallsPerBatch: number;
+  maxArgsBytes: number;
+}
+
+export interface PlanDeps {
+  registry: ToolRegistry;
+  policy: PolicyEngine;
+  sandbox: Sandbox;
+  validator: SchemaValidator;
+  rates: RateCounter;
+  limits: PlanLimits;
+  now?: number;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function argsBytes(args: ToolCall['arguments']): number {
+  return Buffer.byteLength(typeof args === 'string' ? args : JSON.stringify(args), 'utf8');
+}
+
+/**
+ * Plans one batch (seed 000 FR-LIM, FR-VAL-02/02a, FR-APR-05/06): limits → duplicate ids →
+ * lookup → JSON-Schema validation → typed parse → summary → sandbox preflight → policy.
+ * Every call gets a disposition; failures are pre-resolved error results and never prompt.
+ */
+export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCall[] {
+  const seen = new Set<string>();
+  const inBatch = new Map<string, number>();
+  const now = deps.now ?? Date.now();
+  return calls.map((call, index) => {
+    const resolve = (
+      type: Parameters<typeof errorResult>[2],
+      message: string,
+      extra: Partial<PlannedCall> = {},
+    ) => ({
+      call,
+      index,
+      ...extra,
+      disposition: { kind: 'resolved' as const, result: errorResult(call.id, call.name, type, message) },
+    });
+    if (deps.limits.mode === 'disabled') {
+      return resolve('Denied', 'tools are disabled (tools.mode = "disabled"); no tool calls are run');
+    }
+    if (index >= deps.limits.maxCallsPerBatch) {
+      return resolve(
+        'LimitExceeded',
+        `too many tool calls in one batch: at most ${deps.limits.maxCallsPerBatch} run (max_tool_calls_per_batch); send the rest in a later turn`,
+      );
+    }
+    const duplicate = seen.has(call.id);
+    seen.add(call.id);
+    if (duplicate) {
+      return resolve(
+        'DuplicateToolCallId',
+        `tool call id "${call.id}" is used more than once in this batch; each call needs its own id`,
+      );
+    }
+    const bytes = argsBytes(call.arguments);
+    if (bytes > deps.limits.maxArgsBytes) {
+      return resolve(
+        'LimitExceeded',
+        `arguments are ${bytes} bytes, more than the ${deps.limits.maxArgsBytes} allowed (max_tool_args_bytes)`,
+      );
+    }
+    const tool = deps.registry.get(call.name);
+    if (!tool) {
+      const known = deps.registry.names();
+      return resolve(
+        'UnknownTool',
+        `unknown tool "${call.name}"; available tools: ${known.join(', ') || '(none)'}`,
+      );
+    }
+    let raw: unknown = call.arguments;
+    if (typeof raw === 'string') {
+      try {
+        raw = raw.trim() === '' ? {} : JSON.parse(raw);
+      } catch (error) {
+        return resolve(
+          'BadArgs',
+          `arguments are not valid JSON (${(error as Error).message}); send a JSON object`,
+          {
+            tool,
+          },
+        );
+      }
+    }
+    if (!isPlainObject(raw)) return resolve('BadArgs', 'arguments must be a JSON object', { tool });
+    const schemaProblem = deps.validator.check(tool, raw);
+    if (schemaProblem) return resolve('BadArgs', `invalid arguments: ${schemaProblem}`, { tool });
+    let args: unknown;
+    let summary: string;
+    let locations: ToolLocation[];
+    try {
+      args = tool.parse(raw);
+      summary = capSummary(redactSecrets(tool.summary(args)));
+      locations = tool.locations(args);
+    } catch (error) {
+      const message = ToolError.isInstance(error)
+        ? error.message
+        : `invalid arguments: ${(error as Error).message}`;
+      return resolve('BadArgs', message, { tool });
+    }
+    if (deps.limits.mode === 'parse_only') {
+      return resolve(
+        'Denied',
+        'tools.mode is "parse_only": the call was recorded but not run; supply its result yourself',
+        {
+          tool,
+          args,
+          summary,
+        },
+      );
+    }
+    const paths: ResolvedPath[] = [];
+    let sandboxError: ToolError | undefined;
+    for (const location of locations) {
+      try {
+        paths.push(deps.sandbox.resolve(location.path));
+      } catch (error) {
+        sandboxError = ToolError.isInstance(error) ? error : new ToolError('SandboxViolation', String(error));
+        break;
+      }
+    }
+    const recentCalls = deps.rates.count(tool.name, now) + (inBatch.get(tool.name) ?? 0);
+    const decision = deps.policy.decide({
+      tool,
+      args: raw,
+      paths,
+      recentCalls,
+      ...(sandboxError ? { sandboxError } : {}),
+    });
+    const base = { call, index, tool, args, decision, summary };
+    if (decision.action === 'deny') {
+      const type = decision.errorType ?? 'Denied';
+      const message =
+        type === 'SandboxViolation'
+          ? decision.reason
+          : `denied by policy: ${decision.reason} (${decision.rule} in ${decision.file})`;
+      return {
+        ...base,
+        disposition: { kind: 'resolved', result: errorResult(call.id, call.name, type, message) },
+      };
+    }
+    inBatch.set(tool.name, (inBatch.get(tool.name) ?? 0) + 1);
+    if (decision.action === 'ask') {
+      const request: ConfirmationRequest = {
+        callId: call.id,
+        toolName: tool.name,
+        summary,
+        risk: decision.risk,
+        locations: locations.map((l, i) => ({ ...l, path: paths[i]?.relative ?? l.path })),
+        reason: decision.reason,
+        rule: decision.rule,
+        ...(decision.message === undefined ? {} : { message: decision.message }),
+      };
+      return { ...base, disposition: { kind: 'needs_approval', request } };
+    }
+    return { ...base, disposition: { kind: 'execute' } };
+  });
+}

@@ -1,0 +1,297 @@
+import picomatch from 'picomatch';
+import type { PolicyRule, ToolgateConfig } from '../config/config-schema.js';
+import type { PolicyAction, PolicyDecision } from '../core/policy-decision.js';
+import { type GovernanceMode, riskOf } from '../core/tier.js';
+import type { AnyToolDefinition } from '../core/tool-definition.js';
+import type { ToolError } from '../core/tool-error.js';
+import type { ResolvedPath } from '../sandbox/sandbox.js';
+import { evaluateConditions } from './evaluate-conditions.js';
+import { governanceDefault } from './governance-defaults.js';
+import { type NameMatcher, nameMatcher, specificity } from './match-name.js';
+
+export interface PolicyInput {
+  tool: AnyToolDefinition;
+  /** Schema-valid arguments as the model sent them (conditions look at these). */
+  args: Record<string, unknown>;
+  /** Sandbox preflight results for the tool's locations. */
+  paths: readonly ResolvedPath[];
+  /** The preflight failure, if any: a denial at precedence step 3. */
+  sandboxError?: ToolError;
+  /** Calls of this tool in the last hour, including earlier ones in this batch. */
+  recentCalls: number;
+}
+
+type PolicyConfig = Pick<ToolgateConfig['tools'], 'approval' | 'policy' | 'governance'>;
+
+const DEFAULTS_FILE = '(built-in defaults)';
+
+/**
+ * The one policy decision point (DESIGN §3). Precedence, first match wins:
+ * 1 disabled → 2 denylist → governance mode forbids → rate limit → 3 sandbox → governance paths →
+ * rules (tool-specific before glob before `*`; deny > ask > allow at the same level) →
+ * governance asks → 4 approval mode / allowlist → 5 tool `requiresApproval` → 6 allow.
+ * An exception anywhere is a denial (fail closed).
+ */
+export class PolicyEngine {
+  readonly #config: PolicyConfig;
+  readonly #file: string;
+  readonly #allowlist: NameMatcher;
+  readonly #denylist: NameMatcher;
+  readonly #rules: readonly { rule: PolicyRule; index: number; level: number; matches: NameMatcher }[];
+  #mode: GovernanceMode;
+
+  constructor(config: PolicyConfig, file: string | undefined) {
+    this.#config = config;
+    this.#file = file ?? DEFAULTS_FILE;
+    this.#allowlist = nameMatcher(config.approval.allowlist);
+    this.#denylist = nameMatcher(config.approval.denylist);
+    this.#rules = config.policy.rules.map((rule, index) => ({
+      rule,
+      index,
+      level: specificity(rule.tool),
+      matches: nameMatcher([rule.tool]),
+    }));
+    this.#mode = config.governance.mode;
+  }
+
+  get mode(): GovernanceMode {
+    return this.#mode;
+  }
+
+  /** Governance mode changes at run time (e.g. an operator raises ALERT). */
+  setMode(mode: GovernanceMode): void {
+    this.#mode = mode;
+  }
+
+  decide(input: PolicyInput): PolicyDecision {
+    try {
+      return this.#decide(input);
+    } catch (error) {
+      return {
+        action: 'deny',
+        reason: `policy evaluation failed (${(error as Error).message}); denied to stay safe`,
+        rule: 'fail-closed',
+        file: this.#file,
+        errorType: 'Denied',
+        risk: riskOf(input.tool.tier),
+      };
+    }
+  }
+
+  #decide(input: PolicyInput): PolicyDecision {
+    const { tool } = input;
+    const risk = riskOf(tool.tier);
+    const { approval, governance } = this.#config;
+    const mode = this.#mode;
+    const file = this.#file;
+    const deny = (
+      reason: string,
+      rule: string,
+      errorType: PolicyDecision['errorType'] = 'Denied',
+      from = file,
+    ) => ({
+      action: 'deny' as const,
+      reason,
+      rule,
+      file: from,
+      errorType,
+      risk,
+    });
+
+    if (!approval.enabled) return deny('Tool execution disabled by policy', 'tools.approval.enabled');
+    if (this.#denylist(tool.name)) {
+      return deny(`"${tool.name}" is on the denylist`, 'tools.approval.denylist');
+    }
+
+    const gov = governance.tools[tool.name];
+    const modeConfig = governance.modes[mode];
+    if (tool.allowedModes && !tool.allowedModes.includes(mode)) {
+      return deny(
+        `"${tool.name}" may not run in ${mode} mode`,
+        `tool ${tool.name} allowedModes`,
+        'Denied',
+        DEFAULTS_FILE,
+      );
+    }
+    if (gov?.forbidden_in_modes.includes(mode)) {
+      return deny(
+        `"${tool.name}" is forbidden in ${mode} mode`,
+        `tools.governance.tools.${tool.name}.forbidden_in_modes`,
+      );
+    }
+    if (gov?.allowed_in_modes && !gov.allowed_in_modes.includes(mode)) {
+      return deny(
+        `"${tool.name}" is not allowed in ${mode} mode`,
+        `tools.governance.tools.${tool.name}.allowed_in_modes`,
+      );
+    }
+    let modeSays: 'allow' | 'ask' | 'forbid';
+    let modeRule: string;
+    let modeFile = file;
+    if (modeConfig) {
+      modeRule = `tools.governance.modes.${mode}`;
+      if (nameMatcher(modeConfig.forbidden)(tool.name)) modeSays = 'forbid';
+      else if (nameMatcher(modeConfig.ask)(tool.name)) modeSays = 'ask';
+      else if (modeConfig.allowed.length === 0 || nameMatcher(modeConfig.allowed)(tool.name))
+        modeSays = 'allow';
+      else modeSays = 'forbid';
+    } else {
+      modeSays = governanceDefault(mode, tool.tier);
+      modeRule = `governance mode ${mode} default for ${tool.tier} tools`;
+      modeFile = DEFAULTS_FILE;
+    }
+    if (modeSays === 'forbid')
+      return deny(`"${tool.name}" is forbidden in ${mode} mode`, modeRule, 'Denied', modeFile);
+
+    const limit = minDefined(tool.rateLimitPerHour, gov?.rate_limit_per_hour);
+    if (limit !== undefined && input.recentCalls >= limit) {
+      return deny(
+        `rate limit reached: "${tool.name}" may run ${limit} times per hour; try again later`,
+        gov?.rate_limit_per_hour === limit
+          ? `tools.governance.tools.${tool.name}.rate_limit_per_hour`
+          : `tool ${tool.name} rateLimitPerHour`,
+        'LimitExceeded',
+        gov?.rate_limit_per_hour === limit ? file : DEFAULTS_FILE,
+      );
+    }
+
+    if (input.sandboxError) {
+      return deny(input.sandboxError.message, 'tools.sandbox', 'SandboxViolation');
+    }
+
+    if (gov) {
+      for (const p of input.paths) {
+        const forbidden = gov.forbidden_paths.find((g) => picomatch(g, { dot: true })(p.relative));
+        if (forbidden) {
+          return deny(
+            `"${p.relative}" matches the forbidden path "${forbidden}" for ${tool.name}`,
+            `tools.governance.tools.${tool.name}.forbidden_paths`,
+          );
+        }
+        if (
+          gov.allowed_paths.length > 0 &&
+          !gov.allowed_paths.some((g) => picomatch(g, { dot: true })(p.relative))
+        ) {
+          return deny(
+            `"${p.relative}" is not in the allowed paths for ${tool.name}`,
+            `tools.governance.tools.${tool.name}.allowed_paths`,
+          );
+        }
+      }
+    }
+
+    const ruleHit = this.#matchRule(input);
+    if (ruleHit?.action === 'deny') {
+      return deny(
+        ruleHit.rule.message ?? `denied by policy rule ${ruleHit.index}`,
+        `tools.policy.rules[${ruleHit.index}]`,
+      );
+    }
+    const ruleRisk = ruleHit?.rule.risk ?? risk;
+    const ask = (reason: string, rule: string, from = file, message?: string): PolicyDecision => ({
+      action: 'ask',
+      reason,
+      rule,
+      file: from,
+      risk: ruleRisk,
+      ...(message === undefined ? {} : { message }),
+    });
+    if (ruleHit?.action === 'ask') {
+      return ask(
+        `policy rule ${ruleHit.index} asks for confirmation`,
+        `tools.policy.rules[${ruleHit.index}]`,
+        file,
+        ruleHit.rule.message,
+      );
+    }
+    // A rule that allows specific arguments is the user's standing approval for exactly those (DESIGN §3).
+    const standingApproval = ruleHit?.action === 'allow' && ruleHit.rule.conditions.length > 0;
+
+    if (gov?.requires_approval_in_modes.includes(mode)) {
+      return ask(
+        `"${tool.name}" needs approval in ${mode} mode`,
+        `tools.governance.tools.${tool.name}.requires_approval_in_modes`,
+      );
+    }
+    if (modeSays === 'ask') return ask(`"${tool.name}" needs approval in ${mode} mode`, modeRule, modeFile);
+
+    const allowedByRule = ruleHit?.action === 'allow';
+    const allowlisted = this.#allowlist(tool.name);
+    if (!allowedByRule) {
+      if (approval.mode === 'deny' && !allowlisted) {
+        return deny(
+          `approval mode is "deny" and "${tool.name}" is not on the allowlist`,
+          'tools.approval.mode',
+        );
+      }
+      if (
+        approval.mode === 'prompt' &&
+        !allowlisted &&
+        approval.prompt_side_effects &&
+        tool.tier !== 'read_only'
+      ) {
+        return ask(
+          `"${tool.name}" has side effects and prompt_side_effects is on`,
+          'tools.approval.prompt_side_effects',
+        );
+      }
+    }
+
+    if (tool.requiresApproval && !standingApproval) {
+      return ask(
+        `"${tool.name}" always requires approval (${tool.tier} tool)`,
+        `tool ${tool.name} requiresApproval`,
+        DEFAULTS_FILE,
+      );
+    }
+
+    if (ruleHit) {
+      return {
+        action: 'allow',
+        reason: `allowed by policy rule ${ruleHit.index}`,
+        rule: `tools.policy.rules[${ruleHit.index}]`,
+        file,
+        risk: ruleRisk,
+      };
+    }
+    if (allowlisted) {
+      return {
+        action: 'allow',
+        reason: `"${tool.name}" is on the allowlist`,
+        rule: 'tools.approval.allowlist',
+        file,
+        risk,
+      };
+    }
+    return {
+      action: 'allow',
+      reason: tool.tier === 'read_only' ? 'read-only tool' : `approval mode "${approval.mode}" allows it`,
+      rule: tool.tier === 'read_only' ? 'read-only tools run without asking' : 'tools.approval.mode',
+      file: tool.tier === 'read_only' ? DEFAULTS_FILE : file,
+      risk,
+    };
+  }
+
+  #matchRule(input: PolicyInput): { rule: PolicyRule; index: number; action: PolicyAction } | undefined {
+    let best: { rule: PolicyRule; index: number; level: number } | undefined;
+    const rank = { deny: 3, ask: 2, allow: 1 } as const;
+    for (const entry of this.#rules) {
+      if (!entry.matches(input.tool.name)) continue;
+      if (!evaluateConditions(entry.rule.conditions, input.args, input.paths)) continue;
+      if (
+        !best ||
+        entry.level > best.level ||
+        (entry.level === best.level && rank[entry.rule.action] > rank[best.rule.action])
+      ) {
+        best = entry;
+      }
+    }
+    return best && { rule: best.rule, index: best.index, action: best.rule.action };
+  }
+}
+
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.min(a, b);
+}

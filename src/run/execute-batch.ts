@@ -1,0 +1,192 @@
+import { performance } from 'node:perf_hooks';
+import type { PlannedCall } from '../core/planned-call.js';
+import type { ToolContext, ToolOutput } from '../core/tool-definition.js';
+import { ToolError } from '../core/tool-error.js';
+import type { ToolEvent } from '../core/tool-event.js';
+import type { ToolResult } from '../core/tool-result.js';
+import { failureResult, successResult } from '../output/finalize-result.js';
+import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import { cutToBytes, truncateOutput } from '../output/truncate-output.js';
+import type { RateCounter } from '../policy/rate-limiter.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+
+/** Hooks the journal uses: a call is recorded before it runs, its result before the next starts. */
+export interface BatchObserver {
+  onCallStart?(planned: PlannedCall): void | Promise<void>;
+  onCallResult?(result: ToolResult, planned: PlannedCall): void | Promise<void>;
+}
+
+export interface ExecuteOptions {
+  sandbox: Sandbox;
+  defaultTimeoutMs: number;
+  outputLimit: number;
+  allowParallel: boolean;
+  signal?: AbortSignal;
+  emit?: (event: ToolEvent) => void;
+  observer?: BatchObserver;
+  rates?: RateCounter;
+}
+
+type Stop = { kind: 'timeout'; ms: number } | { kind: 'cancel' };
+
+/**
+ * Runs planned calls in call order (seed 000 FR-EXE-01..05); with `allowParallel`, consecutive
+ * read-only calls run together (seed 003), results still delivered in call order. Exactly one
+ * result per call, whatever a tool does: throws, hangs (timeout), or the batch is cancelled.
+ */
+export async function executeBatch(
+  planned: readonly PlannedCall[],
+  options: ExecuteOptions,
+): Promise<ToolResult[]> {
+  const results: ToolResult[] = [];
+  let i = 0;
+  while (i < planned.length) {
+    let end = i + 1;
+    if (options.allowParallel && isParallelSafe(planned[i] as PlannedCall)) {
+      while (end < planned.length && isParallelSafe(planned[end] as PlannedCall)) end++;
+    }
+    const group = planned.slice(i, end);
+    if (group.length === 1) {
+      const only = group[0] as PlannedCall;
+      const result = await runOne(only, options);
+      await options.observer?.onCallResult?.(result, only);
+      results.push(result);
+    } else {
+      const groupResults = await Promise.all(group.map((p) => runOne(p, options)));
+      for (const [k, result] of groupResults.entries()) {
+        await options.observer?.onCallResult?.(result, group[k] as PlannedCall);
+        results.push(result);
+      }
+    }
+    i = end;
+  }
+  return results;
+}
+
+function isParallelSafe(p: PlannedCall): boolean {
+  return p.disposition.kind === 'execute' && p.tool?.tier === 'read_only';
+}
+
+async function runOne(p: PlannedCall, options: ExecuteOptions): Promise<ToolResult> {
+  const { call } = p;
+  if (p.disposition.kind === 'resolved') return p.disposition.result;
+  if (p.disposition.kind === 'needs_approval' || !p.tool) {
+    // Approval must have happened before execution; running without it would be an allow by default.
+    return failureResult(
+      call.id,
+      call.name,
+      'Denied',
+      'denied: the call was never approved',
+      options.outputLimit,
+      0,
+    );
+  }
+  if (options.signal?.aborted) {
+    return failureResult(call.id, call.name, 'Cancelled', 'Cancelled by user', options.outputLimit, 0);
+  }
+  const tool = p.tool;
+  const started = performance.now();
+  await options.observer?.onCallStart?.(p);
+  options.rates?.record(tool.name, Date.now());
+  options.emit?.({ type: 'started', callId: call.id, toolName: tool.name });
+
+  const controller = new AbortController();
+  const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  let onBatchAbort: (() => void) | undefined;
+  const stopped = new Promise<Stop>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'timeout', ms: timeoutMs }), timeoutMs);
+    onBatchAbort = () => resolve({ kind: 'cancel' });
+    options.signal?.addEventListener('abort', onBatchAbort, { once: true });
+  });
+  const ctx: ToolContext = {
+    callId: call.id,
+    signal: controller.signal,
+    sandbox: options.sandbox,
+    outputLimit: options.outputLimit,
+    emit: (stream, chunk) => {
+      if (!controller.signal.aborted)
+        options.emit?.({ type: stream, callId: call.id, chunk: sanitizeForTerminal(chunk) });
+    },
+  };
+  let result: ToolResult;
+  try {
+    const work = Promise.resolve().then(() => tool.execute(p.args, ctx));
+    work.catch(() => {}); // a tool that fails after its timeout must not become an unhandled rejection
+    const outcome = await Promise.race([work.then((value) => ({ value })), stopped]);
+    const latency = () => Math.round(performance.now() - started);
+    if ('value' in outcome) {
+      result = toSuccess(call.id, tool.name, outcome.value, options.outputLimit, latency());
+    } else if (outcome.kind === 'timeout') {
+      controller.abort(new ToolError('Timeout', 'timed out'));
+      result = failureResult(
+        call.id,
+        tool.name,
+        'Timeout',
+        `timed out after ${formatMs(outcome.ms)} and was stopped; narrow the request or raise the timeout`,
+        options.outputLimit,
+        latency(),
+      );
+    } else {
+      controller.abort(new ToolError('Cancelled', 'cancelled'));
+      result = failureResult(
+        call.id,
+        tool.name,
+        'Cancelled',
+        'Cancelled by user',
+        options.outputLimit,
+        latency(),
+      );
+    }
+  } catch (error) {
+    result = fromThrown(
+      call.id,
+      tool.name,
+      error,
+      options.outputLimit,
+      Math.round(performance.now() - started),
+    );
+  } finally {
+    if (timer) clearTimeout(timer);
+    if (onBatchAbort) options.signal?.removeEventListener('abort', onBatchAbort);
+    if (!controller.signal.aborted) controller.abort(new ToolError('Cancelled', 'call finished'));
+  }
+  options.emit?.({ type: 'completed', callId: call.id, ok: result.ok });
+  return result;
+}
+
+function toSuccess(id: string, name: string, value: unknown, limit: number, latencyMs: number): ToolResult {
+  if (typeof value === 'string') return successResult(id, name, { content: value }, limit, latencyMs);
+  if (typeof value === 'object' && value !== null && typeof (value as ToolOutput).content === 'string') {
+    return successResult(id, name, value as ToolOutput, limit, latencyMs);
+  }
+  return failureResult(
+    id,
+    name,
+    'Internal',
+    'the tool returned no content (internal error in the tool)',
+    limit,
+    latencyMs,
+  );
+}
+
+/** A thrown error becomes a result; a non-ToolError's text is cleaned and capped (seed 000 FR-EXE-04b-3). */
+function fromThrown(id: string, name: string, error: unknown, limit: number, latencyMs: number): ToolResult {
+  if (ToolError.isInstance(error)) {
+    return failureResult(id, name, error.type, error.message, limit, latencyMs, error.metadata);
+  }
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : 'a non-error value was thrown';
+  const clean = cutToBytes(sanitizeForTerminal(text).replace(/\s+/g, ' '), 500);
+  return failureResult(
+    id,
+    name,
+    'ExecutionFailed',
+    `the tool crashed (${truncateOutput(clean, 500).text})`,
+    limit,
+    latencyMs,
+  );
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}

@@ -1,0 +1,280 @@
+import { randomBytes } from 'node:crypto';
+import { constants, existsSync, type Stats } from 'node:fs';
+import {
+  type FileHandle,
+  link,
+  lstat,
+  mkdir,
+  open,
+  readlink,
+  realpath,
+  rename,
+  unlink,
+} from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from '../core/tool-error.js';
+import type { ResolvedPath, Sandbox } from './sandbox.js';
+
+/**
+ * Symlink-safe I/O (seed 000 FR-VAL-06, DESIGN §4). Every path tool goes through these:
+ * - reads open with O_NOFOLLOW|O_NONBLOCK and then check, through /proc/self/fd, that the open
+ *   descriptor is the validated file inside a root, before one byte is read;
+ * - writes walk from the root one directory at a time with O_NOFOLLOW (the openat pattern, via
+ *   /proc/self/fd/N/name), write a temp file created exclusively in the verified directory, then
+ *   rename (or link, for no-clobber) it into place; nothing is ever written in place.
+ */
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
+const HAS_PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd');
+
+/** A path through an open directory descriptor: later lookups start at that inode, not a name. */
+export function throughFd(handle: FileHandle, fallback: string): string {
+  return HAS_PROC_FD ? `/proc/self/fd/${handle.fd}` : fallback;
+}
+
+function raced(relative: string): ToolError {
+  return new ToolError(
+    'SandboxViolation',
+    `path "${relative}" changed while it was being opened (a symbolic link appeared); refusing to use it`,
+  );
+}
+
+export function mapFsError(error: unknown, relative: string): ToolError {
+  if (ToolError.isInstance(error)) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT':
+      return new ToolError('NotFound', `"${relative}" does not exist`);
+    case 'ELOOP':
+    case 'EMLINK':
+      return new ToolError(
+        'SandboxViolation',
+        `"${relative}" is a symbolic link; toolgate does not follow links here`,
+      );
+    case 'EEXIST':
+      return new ToolError('AlreadyExists', `"${relative}" already exists`);
+    case 'EISDIR':
+      return new ToolError('BadArgs', `"${relative}" is a directory, not a file`);
+    case 'ENOTDIR':
+      return new ToolError('NotFound', `a parent of "${relative}" is not a directory`);
+    case 'EACCES':
+    case 'EPERM':
+      return new ToolError('ExecutionFailed', `permission denied for "${relative}"`);
+    case 'ENOSPC':
+      return new ToolError('ExecutionFailed', `no space left on the device while writing "${relative}"`);
+    default:
+      return new ToolError('ExecutionFailed', `cannot access "${relative}" (${code ?? 'unknown error'})`);
+  }
+}
+
+/** Checks an open descriptor really is `expected` (no component was swapped for a link meanwhile). */
+async function verifyDescriptor(handle: FileHandle, target: ResolvedPath, sandbox: Sandbox, stat: Stats) {
+  if (HAS_PROC_FD) {
+    const actual = await readlink(`/proc/self/fd/${handle.fd}`);
+    if (actual !== target.absolute || !sandbox.rootOf(actual)) throw raced(target.relative);
+    return;
+  }
+  // Without /proc: the canonical path must still name the same inode we opened.
+  const again = await lstat(await realpath(target.absolute));
+  if (again.dev !== stat.dev || again.ino !== stat.ino) throw raced(target.relative);
+}
+
+export interface OpenedFile {
+  handle: FileHandle;
+  stat: Stats;
+}
+
+function describeKind(stat: Stats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isSymbolicLink()) return 'a symbolic link';
+  return 'not a regular file';
+}
+
+/** Opens a validated path for reading: a regular file, or a directory when `kind` says so. */
+export async function openForRead(
+  target: ResolvedPath,
+  sandbox: Sandbox,
+  kind: 'file' | 'directory',
+): Promise<OpenedFile> {
+  try {
+    // Cheap pre-check so devices and FIFOs are never even opened in the common case.
+    const pre = await lstat(target.absolute);
+    if (kind === 'file' && pre.isDirectory()) {
+      throw new ToolError(
+        'BadArgs',
+        `"${target.relative}" is a directory; use list_directory to see what it holds`,
+      );
+    }
+    if (kind === 'directory' && pre.isFile()) {
+      throw new ToolError('BadArgs', `"${target.relative}" is a file, not a directory; use read_file`);
+    }
+    if (!pre.isFile() && !pre.isDirectory()) {
+      throw new ToolError(
+        'BadArgs',
+        `"${target.relative}" is ${describeKind(pre)}; only regular files and directories can be read`,
+      );
+    }
+  } catch (error) {
+    throw mapFsError(error, target.relative);
+  }
+  const flags = constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | (kind === 'directory' ? O_DIRECTORY : 0);
+  let handle: FileHandle;
+  try {
+    handle = await open(target.absolute, flags);
+  } catch (error) {
+    throw mapFsError(error, target.relative);
+  }
+  try {
+    const stat = await handle.stat();
+    const rightKind = kind === 'file' ? stat.isFile() : stat.isDirectory();
+    if (!rightKind) {
+      throw new ToolError('BadArgs', `"${target.relative}" is ${describeKind(stat)}; refusing to read it`);
+    }
+    await verifyDescriptor(handle, target, sandbox, stat);
+    return { handle, stat };
+  } catch (error) {
+    await handle.close();
+    throw mapFsError(error, target.relative);
+  }
+}
+
+/**
+ * Opens (creating when asked) the directory `dirAbsolute` by walking from its root one component at
+ * a time with O_NOFOLLOW, so no symlink anywhere on the way is followed, even one swapped in now.
+ */
+export async function openDirectoryChain(
+  sandbox: Sandbox,
+  dirAbsolute: string,
+  options: { create: boolean; relative: string },
+): Promise<FileHandle> {
+  const root = sandbox.rootOf(dirAbsolute);
+  if (!root) throw new ToolError('SandboxViolation', `"${options.relative}" is outside the allowed roots`);
+  const parts = path.relative(root, dirAbsolute).split(path.sep).filter(Boolean);
+  let handle = await open(root, constants.O_RDONLY | O_DIRECTORY);
+  let walked = root;
+  try {
+    for (const part of parts) {
+      walked = path.join(walked, part);
+      const next = `${throughFd(handle, path.dirname(walked))}/${part}`;
+      if (options.create) {
+        try {
+          await mkdir(next, { mode: 0o755 });
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        }
+      }
+      let child: FileHandle;
+      try {
+        child = await open(next, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ELOOP' || code === 'ENOTDIR') {
+          throw new ToolError(
+            'SandboxViolation',
+            `"${sandbox.display(walked)}" is not a plain directory (a symbolic link or a file); refusing to write through it`,
+          );
+        }
+        throw error;
+      }
+      await handle.close();
+      handle = child;
+    }
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw mapFsError(error, options.relative);
+  }
+}
+
+export interface WriteOptions {
+  /** Replace an existing file; false fails with AlreadyExists, atomically (no clobber race). */
+  overwrite: boolean;
+  /** Create missing parent directories. */
+  createParents: boolean;
+}
+
+export interface WriteOutcome {
+  created: boolean;
+  bytes: number;
+}
+
+/**
+ * Writes `data` to a validated path: temp file created exclusively in the verified directory,
+ * fsync, then rename into place (or link for no-clobber). The old inode is never modified, so a
+ * hardlink to a file outside keeps its content, and a symlink at the target is replaced, not followed.
+ */
+export async function writeFileAtomic(
+  target: ResolvedPath,
+  sandbox: Sandbox,
+  data: string | Uint8Array,
+  options: WriteOptions,
+): Promise<WriteOutcome> {
+  if (target.relative === '.') throw new ToolError('BadArgs', 'cannot write to a root directory itself');
+  const name = path.basename(target.absolute);
+  const dir = await openDirectoryChain(sandbox, path.dirname(target.absolute), {
+    create: options.createParents,
+    relative: target.relative,
+  });
+  const dirPath = throughFd(dir, path.dirname(target.absolute));
+  const finalPath = `${dirPath}/${name}`;
+  const tempPath = `${dirPath}/.${name}.toolgate-${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    let existing: Stats | undefined;
+    try {
+      existing = await lstat(finalPath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (existing?.isDirectory())
+      throw new ToolError('BadArgs', `"${target.relative}" is a directory, not a file`);
+    if (existing && !options.overwrite) {
+      throw new ToolError(
+        'AlreadyExists',
+        `"${target.relative}" already exists; pass overwrite: true to replace it`,
+      );
+    }
+    if (existing && !existing.isFile() && !existing.isSymbolicLink()) {
+      throw new ToolError(
+        'BadArgs',
+        `"${target.relative}" is ${describeKind(existing)}; refusing to replace it`,
+      );
+    }
+    const mode = existing?.isFile() ? existing.mode & 0o7777 : 0o644;
+    const temp = await open(
+      tempPath,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW,
+      mode,
+    );
+    let bytes = 0;
+    try {
+      const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+      bytes = buffer.byteLength;
+      await temp.writeFile(buffer);
+      await temp.sync();
+    } finally {
+      await temp.close();
+    }
+    try {
+      if (existing) {
+        await rename(tempPath, finalPath);
+      } else {
+        // link() fails with EEXIST if something appeared meanwhile: never clobber a racing file.
+        await link(tempPath, finalPath);
+        await unlink(tempPath);
+      }
+    } catch (error) {
+      await unlink(tempPath).catch(() => {});
+      throw error;
+    }
+    await dir.sync().catch(() => {});
+    return { created: !existing, bytes };
+  } catch (error) {
+    await unlink(tempPath).catch(() => {});
+    throw mapFsError(error, target.relative);
+  } finally {
+    await dir.close();
+  }
+}

@@ -1,0 +1,175 @@
+import { lstatSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { ToolError } from '../core/tool-error.js';
+import { DEFAULT_DENIED_PATTERNS, TOOLGATE_OWN_PATTERNS } from './default-denies.js';
+
+export interface SandboxOptions {
+  /** Allowed roots; relative ones resolve against `baseDir`. They must exist. */
+  roots: readonly string[];
+  /** Where relative tool paths resolve (default: the first root). */
+  workingDir?: string;
+  /** Base for relative roots (default: process.cwd()). */
+  baseDir?: string;
+  deniedPatterns?: readonly string[];
+  allowAbsolute?: boolean;
+  includeDefaultDenies?: boolean;
+  /** Exact files to deny as well (the config file in use, the journal). */
+  deniedFiles?: readonly string[];
+}
+
+/** A path that passed FR-VAL-04: canonical, inside `root`, not denied. Use `absolute` for I/O. */
+export interface ResolvedPath {
+  input: string;
+  absolute: string;
+  root: string;
+  /** Relative to its root, forward slashes; '.' for the root itself. What messages show. */
+  relative: string;
+}
+
+function violation(message: string, metadata?: Record<string, unknown>): ToolError {
+  return new ToolError('SandboxViolation', message, metadata);
+}
+
+function toPosix(p: string): string {
+  return path.sep === '/' ? p : p.split(path.sep).join('/');
+}
+
+/** Expands `X/**` to also match `X`, so the directory itself is denied, not only what is inside. */
+function expandPatterns(patterns: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const pattern of patterns) {
+    out.add(pattern);
+    if (pattern.endsWith('/**')) out.add(pattern.slice(0, -3));
+  }
+  return [...out];
+}
+
+/**
+ * The filesystem boundary for path tools. State lives in the instance (one per session/server),
+ * never in module globals. Implements seed 000 FR-VAL-04 exactly, with DESIGN §4's rules: no
+ * URL-decoding, no `~` expansion, no trimming, NUL refused, sibling-prefix safe.
+ */
+export class Sandbox {
+  readonly roots: readonly string[];
+  readonly workingDir: string;
+  readonly allowAbsolute: boolean;
+  readonly #isDenied: (posixPath: string) => string | undefined;
+  readonly #deniedFiles: ReadonlySet<string>;
+
+  constructor(options: SandboxOptions) {
+    const base = options.baseDir ?? process.cwd();
+    if (options.roots.length === 0) throw new Error('the sandbox needs at least one allowed root');
+    this.roots = options.roots.map((root) => {
+      try {
+        return realpathSync.native(path.resolve(base, root));
+      } catch {
+        throw new Error(`allowed root "${root}" does not exist or cannot be resolved`);
+      }
+    });
+    const firstRoot = this.roots[0] as string;
+    this.workingDir = options.workingDir
+      ? realpathSync.native(path.resolve(base, options.workingDir))
+      : firstRoot;
+    this.allowAbsolute = options.allowAbsolute ?? false;
+    const patterns = expandPatterns([
+      ...TOOLGATE_OWN_PATTERNS,
+      ...(options.includeDefaultDenies === false ? [] : DEFAULT_DENIED_PATTERNS),
+      ...(options.deniedPatterns ?? []),
+    ]);
+    const matchers = patterns.map((pattern) => ({
+      pattern,
+      test: picomatch(pattern, { dot: true, nocase: process.platform === 'win32' }),
+    }));
+    this.#isDenied = (p) => matchers.find((m) => m.test(p))?.pattern;
+    this.#deniedFiles = new Set((options.deniedFiles ?? []).map((file) => path.resolve(base, file)));
+  }
+
+  /** The root containing an absolute canonical path, if any (sibling-prefix safe). */
+  rootOf(absolute: string): string | undefined {
+    return this.roots.find(
+      (root) => absolute === root || absolute.startsWith(root.endsWith(path.sep) ? root : root + path.sep),
+    );
+  }
+
+  /** Shows a canonical path relative to its root (never leak absolute paths into messages). */
+  display(absolute: string): string {
+    const root = this.rootOf(absolute);
+    if (!root) return absolute;
+    return toPosix(path.relative(root, absolute)) || '.';
+  }
+
+  /**
+   * FR-VAL-04: validates `input` and returns its canonical form. Throws SandboxViolation (or BadArgs
+   * for a malformed path). Does no I/O beyond lstat/realpath; race safety is the job of safe-fs.
+   */
+  resolve(input: string): ResolvedPath {
+    if (typeof input !== 'string' || input.length === 0) {
+      throw new ToolError('BadArgs', 'path must be a non-empty string');
+    }
+    if (input.includes('\0')) throw violation('path contains a NUL byte; send the plain path');
+    // 1. absolute paths
+    if (path.isAbsolute(input) && !this.allowAbsolute) {
+      throw violation(`absolute path "${input}" is not allowed; use a path relative to the workspace root`);
+    }
+    // 2. lexical traversal: any `..` component, with either separator, is refused outright.
+    if (input.split(/[\\/]/).includes('..')) {
+      throw violation(`path "${input}" contains a ".." component; use a path inside the workspace`);
+    }
+    // 3. resolve against the working directory (lexical; no `..` is left to collapse).
+    const lexical = path.resolve(this.workingDir, input);
+    // 4-5. canonicalize the deepest existing ancestor, then rebuild the rest under it.
+    const absolute = canonicalize(lexical, input);
+    // 6. containment
+    const root = this.rootOf(absolute);
+    if (!root) {
+      throw violation(`path "${input}" resolves outside the allowed roots`, { attempted: input });
+    }
+    const relative = toPosix(path.relative(root, absolute)) || '.';
+    // 7. denied patterns, on the root-relative and the absolute normalized forms.
+    const denied = this.#isDenied(relative) ?? this.#isDenied(toPosix(absolute));
+    if (denied !== undefined) {
+      throw violation(`path "${relative}" is denied by the pattern "${denied}"`, {
+        attempted: input,
+        pattern: denied,
+      });
+    }
+    if (this.#deniedFiles.has(absolute)) {
+      throw violation(`path "${relative}" is toolgate's own configuration or state and cannot be accessed`);
+    }
+    return { input, absolute, root, relative };
+  }
+}
+
+function canonicalize(lexical: string, input: string): string {
+  const pending: string[] = [];
+  let current = lexical;
+  for (;;) {
+    try {
+      const real = realpathSync.native(current);
+      return pending.length ? path.join(real, ...pending.reverse()) : real;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw violation(`path "${input}" goes through a symbolic link loop`);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+        throw violation(`path "${input}" cannot be resolved (${code ?? 'error'})`);
+      }
+      // A link whose target is missing exists as a name: following it could create a file outside.
+      if (code === 'ENOENT' && isSymlink(current)) {
+        throw violation(`path "${input}" goes through a symbolic link whose target does not exist`);
+      }
+      const parent = path.dirname(current);
+      if (parent === current) throw violation(`path "${input}" cannot be resolved`);
+      pending.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+function isSymlink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}

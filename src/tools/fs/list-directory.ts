@@ -1,0 +1,161 @@
+import { constants, type Dirent } from 'node:fs';
+import { type FileHandle, lstat, open, readdir } from 'node:fs/promises';
+import { z } from 'zod';
+import { defineTool } from '../../core/define-tool.js';
+import { ToolError } from '../../core/tool-error.js';
+import { openForRead, throughFd } from '../../sandbox/safe-fs.js';
+import { GitignoreRules } from './gitignore-rules.js';
+
+export interface ListDirectorySettings {
+  /** Most entries returned in total before `truncated` is set. */
+  maxEntries?: number;
+  timeoutMs?: number;
+}
+
+const args = z.strictObject({
+  path: z.string().min(1).default('.').describe('Directory relative to the workspace root.'),
+  depth: z
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .default(0)
+    .describe('How deep to recurse: 0 lists this directory only.'),
+  include_hidden: z.boolean().default(false).describe('Include entries whose names start with a dot.'),
+});
+
+export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
+
+export interface ListEntry {
+  name: string;
+  type: EntryType;
+  size?: number;
+  children?: ListEntry[];
+}
+
+export interface Listing {
+  path: string;
+  entries: ListEntry[];
+  truncated: boolean;
+  /** Entries left out because a .gitignore matched them. */
+  ignored: number;
+}
+
+function entryType(dirent: Dirent): EntryType {
+  if (dirent.isSymbolicLink()) return 'symlink';
+  if (dirent.isDirectory()) return 'directory';
+  if (dirent.isFile()) return 'file';
+  return 'other';
+}
+
+const O_DIR_NOFOLLOW = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+/**
+ * Lists a directory as the DESIGN §2.4 JSON object. Subdirectories are opened through the parent's
+ * descriptor without following links; symlinks are listed as links and nothing is read from their
+ * targets. Sorted: directories first, then by name.
+ */
+export function createListDirectoryTool(settings: ListDirectorySettings = {}) {
+  const maxEntries = settings.maxEntries ?? 1000;
+  return defineTool({
+    name: 'list_directory',
+    description:
+      'List a directory in the workspace as JSON {path, entries:[{name,type,size?,children?}], truncated, ignored}. depth 0 lists only this directory. Entries matched by .gitignore are left out and counted in "ignored"; hidden entries appear only with include_hidden.',
+    args,
+    tier: 'read_only',
+    category: 'filesystem',
+    ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
+    summary: (a) => `List ${a.path}${a.depth > 0 ? ` depth ${a.depth}` : ''}`,
+    locations: (a) => [{ path: a.path, access: 'list' }],
+    async execute(a, ctx) {
+      const target = ctx.sandbox.resolve(a.path);
+      const { handle } = await openForRead(target, ctx.sandbox, 'directory');
+      const state = { count: 0, truncated: false, ignored: 0 };
+      try {
+        // .gitignore files from the root down to this directory apply too.
+        let rules = GitignoreRules.empty();
+        const segments = target.relative === '.' ? [] : target.relative.split('/');
+        for (let i = 0; i < segments.length; i++) {
+          const base = segments.slice(0, i).join('/');
+          rules = await rules.descend(`${target.root}/${base}`, base);
+        }
+        const entries = await walk(
+          handle,
+          target.relative === '.' ? '' : target.relative,
+          a.depth,
+          a.include_hidden,
+          rules,
+        );
+        const listing: Listing = {
+          path: target.relative,
+          entries,
+          truncated: state.truncated,
+          ignored: state.ignored,
+        };
+        return {
+          content: JSON.stringify(listing),
+          display: `${target.relative}: ${state.count} entr${state.count === 1 ? 'y' : 'ies'}${state.truncated ? ' (truncated)' : ''}`,
+          metadata: {
+            path: target.relative,
+            entries: state.count,
+            truncated: state.truncated,
+            ignored: state.ignored,
+          },
+        };
+      } finally {
+        await handle.close();
+      }
+
+      async function walk(
+        dir: FileHandle,
+        relative: string,
+        depthLeft: number,
+        hidden: boolean,
+        inherited: GitignoreRules,
+      ): Promise<ListEntry[]> {
+        if (ctx.signal.aborted) throw new ToolError('Cancelled', 'cancelled');
+        const dirPath = throughFd(dir, relative);
+        const rules = await inherited.descend(dirPath, relative);
+        const dirents = await readdir(dirPath, { withFileTypes: true });
+        dirents.sort((x, y) => {
+          const dx = x.isDirectory() ? 0 : 1;
+          const dy = y.isDirectory() ? 0 : 1;
+          return dx - dy || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0);
+        });
+        const out: ListEntry[] = [];
+        for (const dirent of dirents) {
+          if (!hidden && dirent.name.startsWith('.')) continue;
+          const childRelative = relative ? `${relative}/${dirent.name}` : dirent.name;
+          const type = entryType(dirent);
+          if (rules.ignores(childRelative, type === 'directory')) {
+            state.ignored++;
+            continue;
+          }
+          if (state.count >= maxEntries) {
+            state.truncated = true;
+            break;
+          }
+          state.count++;
+          const entry: ListEntry = { name: dirent.name, type };
+          if (type === 'file') {
+            // lstat through the directory descriptor: never follows a link.
+            entry.size = (await lstat(`${dirPath}/${dirent.name}`)).size;
+          } else if (type === 'directory' && depthLeft > 0 && dirent.name !== '.git') {
+            let child: FileHandle | undefined;
+            try {
+              child = await open(`${dirPath}/${dirent.name}`, O_DIR_NOFOLLOW);
+              entry.children = await walk(child, childRelative, depthLeft - 1, hidden, rules);
+            } catch (error) {
+              if (ToolError.isInstance(error)) throw error;
+              // Swapped for a link or removed meanwhile: list it without children rather than follow.
+            } finally {
+              await child?.close();
+            }
+          }
+          out.push(entry);
+        }
+        return out;
+      }
+    },
+  });
+}

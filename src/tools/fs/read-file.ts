@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { defineTool } from '../../core/define-tool.js';
+import { ToolError } from '../../core/tool-error.js';
+import { openForRead } from '../../sandbox/safe-fs.js';
+import { readLineRange } from './read-line-range.js';
+import { sniffBinary } from './sniff-binary.js';
+
+export interface ReadFileSettings {
+  /** Largest file returned whole without a line range (seed 000 max_file_read_bytes). */
+  maxFileReadBytes: number;
+  /** Most bytes scanned to find a line range (seed 000 FR-TOOL-READ-01a). */
+  maxScanBytes: number;
+  timeoutMs?: number;
+}
+
+const args = z
+  .strictObject({
+    path: z.string().min(1).describe('File path relative to the workspace root.'),
+    start_line: z.number().int().min(1).optional().describe('First line to return, 1-based, inclusive.'),
+    end_line: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Last line to return, 1-based, inclusive; past the end means to the end.'),
+  })
+  .refine((a) => a.start_line === undefined || a.end_line === undefined || a.start_line <= a.end_line, {
+    message: 'start_line must not be greater than end_line',
+    path: ['start_line'],
+  });
+
+const BINARY_HEADER = '[binary:base64]';
+const TRUNCATED_TAG = '[truncated]';
+
+/** seed 000 FR-TOOL-READ-01: text or base64, line ranges with a bounded scan, binary self-limited. */
+export function createReadFileTool(settings: ReadFileSettings) {
+  return defineTool({
+    name: 'read_file',
+    description:
+      'Read a file in the workspace. Returns its text; for large files pass start_line/end_line (1-based, inclusive) to read a part. Binary files come back as "[binary:base64]" and base64.',
+    args,
+    tier: 'read_only',
+    category: 'filesystem',
+    ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
+    summary: (a) =>
+      `Read ${a.path}${a.start_line !== undefined || a.end_line !== undefined ? ` lines ${a.start_line ?? 1}-${a.end_line ?? 'end'}` : ''}`,
+    locations: (a) => [{ path: a.path, access: 'read' }],
+    async execute(a, ctx) {
+      const target = ctx.sandbox.resolve(a.path);
+      const { handle, stat } = await openForRead(target, ctx.sandbox, 'file');
+      try {
+        const readLimit = Math.min(settings.maxFileReadBytes, ctx.outputLimit);
+        const sniff = Buffer.alloc(Math.min(8192, stat.size));
+        const { bytesRead } = await handle.read(sniff, 0, sniff.length, 0);
+        const binary = sniffBinary(sniff.subarray(0, bytesRead), bytesRead === stat.size);
+        const ranged = a.start_line !== undefined || a.end_line !== undefined;
+        if (binary) {
+          if (ranged) {
+            throw new ToolError(
+              'BadArgs',
+              `"${target.relative}" is a binary file; line ranges apply only to text files`,
+            );
+          }
+          // Self-limit so header + base64 fit the output limit (FR-TOOL-READ-01b).
+          const header = `${BINARY_HEADER}${TRUNCATED_TAG}\n`;
+          const room = Math.max(0, ctx.outputLimit - header.length);
+          const maxRaw = Math.floor(room / 4) * 3;
+          const take = Math.min(stat.size, maxRaw);
+          const buffer = Buffer.alloc(take);
+          const got = take > 0 ? (await handle.read(buffer, 0, take, 0)).bytesRead : 0;
+          const truncated = got < stat.size;
+          return {
+            content: `${BINARY_HEADER}${truncated ? TRUNCATED_TAG : ''}\n${buffer.subarray(0, got).toString('base64')}`,
+            display: `binary file ${target.relative} (${stat.size} bytes)`,
+            metadata: { path: target.relative, binary: true, bytes: stat.size, truncated },
+            allowTruncation: false,
+          };
+        }
+        if (!ranged) {
+          if (stat.size > readLimit) {
+            throw new ToolError(
+              'LimitExceeded',
+              `"${target.relative}" is ${stat.size} bytes, more than the ${readLimit} that can be read at once; read it in parts with start_line and end_line`,
+            );
+          }
+          const text = (await handle.readFile()).toString('utf8');
+          return {
+            content: text,
+            display: `read ${target.relative} (${stat.size} bytes)`,
+            metadata: { path: target.relative, bytes: stat.size },
+          };
+        }
+        const start = a.start_line ?? 1;
+        const range = await readLineRange(handle, start, a.end_line, settings.maxScanBytes, ctx.signal);
+        if (range.scanLimitHit) {
+          throw new ToolError(
+            'LimitExceeded',
+            `finding lines ${start}-${a.end_line ?? 'end'} of "${target.relative}" needs more than ${settings.maxScanBytes} bytes of scanning (max_scan_bytes); ask for a narrower or earlier range`,
+          );
+        }
+        if (range.firstLine === undefined) {
+          throw new ToolError(
+            'BadArgs',
+            `start_line ${start} is past the end of "${target.relative}", which has ${range.linesSeen} line${range.linesSeen === 1 ? '' : 's'}`,
+          );
+        }
+        return {
+          content: range.text,
+          display: `read ${target.relative} lines ${range.firstLine}-${range.lastLine}`,
+          metadata: {
+            path: target.relative,
+            start_line: range.firstLine,
+            end_line: range.lastLine,
+            eof: range.reachedEof,
+          },
+        };
+      } finally {
+        await handle.close();
+      }
+    },
+  });
+}
