@@ -61,8 +61,8 @@ async function decideWithTimeout(
     if (options.signal?.aborted) return { kind: 'deny_all', reason: 'the batch was cancelled' };
     const timeout = new Promise<ApprovalDecision>((resolve) => {
       timer = setTimeout(() => {
-        controller.abort();
         resolve({ kind: 'deny_all', reason: 'no answer to the confirmation in time' });
+        controller.abort(); // tells the approver (e.g. a prompt) to stop asking
       }, options.timeoutMs);
     });
     const aborted = new Promise<ApprovalDecision>((resolve) => {

@@ -73,7 +73,7 @@ export class PolicyEngine {
         rule: 'fail-closed',
         file: this.#file,
         errorType: 'Denied',
-        risk: riskOf(input.tool.tier),
+        risk: 'high', // nothing about the call can be trusted here, not even its tier
       };
     }
   }

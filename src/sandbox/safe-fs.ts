@@ -102,6 +102,8 @@ export async function openForRead(
   try {
     // Cheap pre-check so devices and FIFOs are never even opened in the common case.
     const pre = await lstat(target.absolute);
+    // Validation resolved links, so a link here appeared afterwards: a race, never followed.
+    if (pre.isSymbolicLink()) throw raced(target.relative);
     if (kind === 'file' && pre.isDirectory()) {
       throw new ToolError(
         'BadArgs',

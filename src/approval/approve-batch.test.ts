@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { errorResult } from '../core/make-result.js';
+import type { PlannedCall } from '../core/planned-call.js';
+import { approveBatch } from './approve-batch.js';
+
+function planned(id: string, kind: 'execute' | 'ask' | 'resolved'): PlannedCall {
+  const call = { id, name: 't', arguments: {} };
+  if (kind === 'execute') return { call, index: 0, disposition: { kind: 'execute' } };
+  if (kind === 'resolved')
+    return {
+      call,
+      index: 0,
+      disposition: { kind: 'resolved', result: errorResult(id, 't', 'BadArgs', 'x') },
+    };
+  return {
+    call,
+    index: 0,
+    disposition: {
+      kind: 'needs_approval',
+      request: {
+        callId: id,
+        toolName: 't',
+        summary: id,
+        risk: 'medium',
+        locations: [],
+        reason: 'r',
+        rule: 'r',
+      },
+    },
+  };
+}
+
+const kinds = (list: PlannedCall[]) => list.map((p) => p.disposition.kind);
+
+describe('approveBatch', () => {
+  it('T-APR-01: asks all confirmations of the batch in one go, before anything runs', async () => {
+    const asked: string[][] = [];
+    const out = await approveBatch(
+      [planned('1', 'ask'), planned('2', 'execute'), planned('3', 'ask')],
+      async (requests) => {
+        asked.push(requests.map((r) => r.callId));
+        return { kind: 'approve_all' };
+      },
+      { timeoutMs: 1000 },
+    );
+    expect(asked).toEqual([['1', '3']]);
+    expect(kinds(out)).toEqual(['execute', 'execute', 'execute']);
+  });
+
+  it('T-APR-02: ApproveSelected runs only the selected calls', async () => {
+    const out = await approveBatch(
+      [planned('1', 'ask'), planned('2', 'ask'), planned('3', 'ask')],
+      async () => ({
+        kind: 'approve_selected',
+        ids: ['2', 'not-asked'],
+      }),
+      { timeoutMs: 1000 },
+    );
+    expect(kinds(out)).toEqual(['resolved', 'execute', 'resolved']);
+    const denied = out[0]?.disposition;
+    expect(denied?.kind === 'resolved' && denied.result.error?.type).toBe('Denied');
+  });
+
+  it('DenyAll denies every asked call and leaves the others alone', async () => {
+    const out = await approveBatch(
+      [planned('1', 'ask'), planned('2', 'execute'), planned('3', 'resolved')],
+      async () => ({
+        kind: 'deny_all',
+      }),
+      { timeoutMs: 1000 },
+    );
+    expect(kinds(out)).toEqual(['resolved', 'execute', 'resolved']);
+  });
+
+  it('no answer in time is a denial', async () => {
+    const out = await approveBatch([planned('1', 'ask')], () => new Promise(() => {}), { timeoutMs: 20 });
+    const d = out[0]?.disposition;
+    expect(d?.kind === 'resolved' && d.result.error).toMatchObject({
+      type: 'Denied',
+      message: expect.stringMatching(/in time/),
+    });
+  });
+
+  it('a failing or malformed approver is a denial (fail closed)', async () => {
+    const thrown = await approveBatch(
+      [planned('1', 'ask')],
+      async () => {
+        throw new Error('ui crashed');
+      },
+      { timeoutMs: 1000 },
+    );
+    expect(kinds(thrown)).toEqual(['resolved']);
+    const weird = await approveBatch([planned('1', 'ask')], async () => ({ kind: 'maybe' }) as never, {
+      timeoutMs: 1000,
+    });
+    expect(kinds(weird)).toEqual(['resolved']);
+    const nothing = await approveBatch([planned('1', 'ask')], async () => undefined as never, {
+      timeoutMs: 1000,
+    });
+    expect(kinds(nothing)).toEqual(['resolved']);
+  });
+
+  it('an aborted batch denies without waiting', async () => {
+    const controller = new AbortController();
+    const pending = approveBatch([planned('1', 'ask')], () => new Promise(() => {}), {
+      timeoutMs: 60_000,
+      signal: controller.signal,
+    });
+    controller.abort();
+    expect(kinds(await pending)).toEqual(['resolved']);
+  });
+
+  it('does not call the approver when nothing needs approval', async () => {
+    let called = false;
+    await approveBatch(
+      [planned('1', 'execute')],
+      async () => {
+        called = true;
+        return { kind: 'approve_all' };
+      },
+      { timeoutMs: 1000 },
+    );
+    expect(called).toBe(false);
+  });
+});

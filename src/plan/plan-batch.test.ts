@@ -1,0 +1,154 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { testTool } from '../../test/helpers/tools.js';
+import { useWorkspace } from '../../test/helpers/workspace.js';
+import { validateConfig } from '../config/load-config.js';
+import type { PlannedCall } from '../core/planned-call.js';
+import type { ToolCall } from '../core/tool-call.js';
+import { createToolgate } from '../toolgate.js';
+
+const kinds = (planned: PlannedCall[]) => planned.map((p) => p.disposition.kind);
+const errorType = (p: PlannedCall | undefined) =>
+  p?.disposition.kind === 'resolved' ? p.disposition.result.error?.type : undefined;
+
+describe('planBatch', () => {
+  const ws = useWorkspace();
+  const gate = (tools: Record<string, unknown> = {}) =>
+    createToolgate({
+      config: validateConfig({ tools }),
+      roots: [ws.dir()],
+      builtins: false,
+      tools: [
+        testTool('echo'),
+        testTool('writer', undefined, { tier: 'side_effecting' }),
+        testTool('reader', undefined, { path: true }),
+      ],
+    });
+  const call = (id: string, name = 'echo', args: ToolCall['arguments'] = {}): ToolCall => ({
+    id,
+    name,
+    arguments: args,
+  });
+
+  it('T-MODE-01: disabled mode rejects every call', () => {
+    const planned = gate({ mode: 'disabled' }).plan([call('1'), call('2', 'writer')]);
+    expect(planned.map(errorType)).toEqual(['Denied', 'Denied']);
+  });
+
+  it('T-MODE-02: parse_only surfaces calls without running them', () => {
+    const planned = gate({ mode: 'parse_only' }).plan([call('1', 'echo', { value: 'x' })]);
+    expect(errorType(planned[0])).toBe('Denied');
+    expect(planned[0]?.summary).toBe('echo x');
+    expect(planned[0]?.disposition.kind === 'resolved' && planned[0].disposition.result.content).toMatch(
+      /parse_only/,
+    );
+  });
+
+  it('T-LIM-01: calls past max_tool_calls_per_batch are pre-resolved, the first ones still run', () => {
+    const planned = gate({ max_tool_calls_per_batch: 2 }).plan([call('1'), call('2'), call('3'), call('4')]);
+    expect(kinds(planned)).toEqual(['execute', 'execute', 'resolved', 'resolved']);
+    expect(errorType(planned[2])).toBe('LimitExceeded');
+  });
+
+  it('FR-LIM-03: arguments over max_tool_args_bytes are LimitExceeded', () => {
+    const planned = gate({ max_tool_args_bytes: 50 }).plan([
+      call('1', 'echo', { value: 'x'.repeat(100) }),
+      call('2', 'echo', 'y'.repeat(60)),
+    ]);
+    expect(planned.map(errorType)).toEqual(['LimitExceeded', 'LimitExceeded']);
+  });
+
+  it('FR-VAL-02a: duplicate ids are pre-resolved and never run', () => {
+    const planned = gate().plan([call('a'), call('a'), call('b'), call('a')]);
+    expect(kinds(planned)).toEqual(['execute', 'resolved', 'execute', 'resolved']);
+    expect(errorType(planned[1])).toBe('DuplicateToolCallId');
+  });
+
+  it('T-VAL-01: an unknown tool is pre-resolved and lists the real tools', () => {
+    const [p] = gate().plan([call('1', 'rm_rf')]);
+    expect(errorType(p)).toBe('UnknownTool');
+    expect(p?.disposition.kind === 'resolved' && p.disposition.result.content).toMatch(
+      /echo, reader, writer/,
+    );
+  });
+
+  it('T-VAL-02: schema-invalid arguments are pre-resolved with what is wrong', () => {
+    const planned = gate().plan([
+      call('1', 'echo', { value: 3 }),
+      call('2', 'echo', { nope: true }),
+      call('3', 'echo', '{not json'),
+      call('4', 'echo', '[1,2]'),
+      call('5', 'echo', '{"value":"ok"}'),
+    ]);
+    expect(planned.map(errorType)).toEqual(['BadArgs', 'BadArgs', 'BadArgs', 'BadArgs', undefined]);
+    const messages = planned.map((p) =>
+      p.disposition.kind === 'resolved' ? p.disposition.result.error?.message : '',
+    );
+    expect(messages[0]).toMatch(/value: must be string/);
+    expect(messages[1]).toMatch(/unknown parameter "nope"/);
+    expect(messages[2]).toMatch(/not valid JSON/);
+  });
+
+  it('sandbox preflight from locations() pre-resolves a path escape as SandboxViolation', () => {
+    const [p] = gate().plan([call('1', 'reader', { path: '../outside' })]);
+    expect(errorType(p)).toBe('SandboxViolation');
+  });
+
+  it('side-effecting calls need approval with a complete ConfirmationRequest (Property 37)', () => {
+    const [p] = gate().plan([call('1', 'writer', { value: 'v', path: 'x.txt' })]);
+    expect(p?.disposition).toEqual({
+      kind: 'needs_approval',
+      request: {
+        callId: '1',
+        toolName: 'writer',
+        summary: 'writer v',
+        risk: 'medium',
+        locations: [{ path: 'x.txt', access: 'read' }],
+        reason: expect.any(String),
+        rule: 'tools.approval.prompt_side_effects',
+      },
+    });
+  });
+
+  it('summaries are redacted and capped at 200 characters', () => {
+    const [p] = gate().plan([call('1', 'writer', { value: `token=abcdefgh12345678 ${'z'.repeat(300)}` })]);
+    expect(p?.summary).not.toContain('abcdefgh12345678');
+    expect(Array.from(p?.summary ?? '').length).toBeLessThanOrEqual(200);
+    expect(p?.summary?.endsWith('…')).toBe(true);
+  });
+
+  it('rate limits count earlier calls of the same batch', () => {
+    const g = createToolgate({
+      config: validateConfig({ tools: { governance: { tools: { echo: { rate_limit_per_hour: 2 } } } } }),
+      roots: [ws.dir()],
+      builtins: false,
+      tools: [testTool('echo')],
+    });
+    expect(g.plan([call('1'), call('2'), call('3')]).map(errorType)).toEqual([
+      undefined,
+      undefined,
+      'LimitExceeded',
+    ]);
+  });
+
+  it('every call gets exactly one disposition, in call order (property)', () => {
+    const g = gate({ max_tool_calls_per_batch: 5 });
+    const arbCall = fc.record({
+      id: fc.constantFrom('a', 'b', 'c', 'd'),
+      name: fc.constantFrom('echo', 'writer', 'reader', 'nope'),
+      arguments: fc.oneof(
+        fc.constant({}),
+        fc.constant('{'),
+        fc.record({ value: fc.string() }),
+        fc.record({ path: fc.constantFrom('x', '../y', '/etc') }),
+      ),
+    });
+    fc.assert(
+      fc.property(fc.array(arbCall, { maxLength: 12 }), (calls) => {
+        const planned = g.plan(calls);
+        expect(planned.map((p) => p.call.id)).toEqual(calls.map((c) => c.id));
+        expect(planned.map((p) => p.index)).toEqual(calls.map((_, i) => i));
+      }),
+    );
+  });
+});
