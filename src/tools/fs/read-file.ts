@@ -98,7 +98,8 @@ export function createReadFileTool(settings: ReadFileSettings) {
             `finding lines ${start}-${a.end_line ?? 'end'} of "${target.relative}" needs more than ${settings.maxScanBytes} bytes of scanning (max_scan_bytes); ask for a narrower or earlier range`,
           );
         }
-        if (range.firstLine === undefined) {
+        // Line 1 of an empty file is an empty read, not an error: models often start there.
+        if (range.firstLine === undefined && !(start === 1 && range.linesSeen === 0)) {
           throw new ToolError(
             'BadArgs',
             `start_line ${start} is past the end of "${target.relative}", which has ${range.linesSeen} line${range.linesSeen === 1 ? '' : 's'}`,
@@ -106,7 +107,7 @@ export function createReadFileTool(settings: ReadFileSettings) {
         }
         return {
           content: range.text,
-          display: `read ${target.relative} lines ${range.firstLine}-${range.lastLine}`,
+          display: `read ${target.relative} lines ${range.firstLine ?? start}-${range.lastLine ?? 0}`,
           metadata: {
             path: target.relative,
             start_line: range.firstLine,

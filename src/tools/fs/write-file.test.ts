@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { useWorkspace } from '../../../test/helpers/workspace.js';
+import { validateConfig } from '../../config/load-config.js';
+import { approveAll } from '../../core/confirmation.js';
+import { createToolgate } from '../../toolgate.js';
+
+describe('write_file', () => {
+  const ws = useWorkspace();
+  const write = async (args: Record<string, unknown>) => {
+    const gate = createToolgate({ config: validateConfig({}), roots: [ws.dir()], approver: approveAll });
+    const [r] = await gate.execute([{ id: '1', name: 'write_file', arguments: args }]);
+    if (!r) throw new Error('no result');
+    return r;
+  };
+
+  it('creates a file and reports it', async () => {
+    const r = await write({ path: 'new.txt', content: 'hello' });
+    expect(r).toMatchObject({ ok: true, content: 'created: new.txt (5 bytes)' });
+    expect(readFileSync(path.join(ws.dir(), 'new.txt'), 'utf8')).toBe('hello');
+  });
+
+  it('Property 10: an existing file without overwrite is AlreadyExists and unchanged', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string(), fc.string(), async (before, after) => {
+        ws.file('exists.txt', before);
+        const r = await write({ path: 'exists.txt', content: after });
+        expect(r.error?.type).toBe('AlreadyExists');
+        expect(readFileSync(path.join(ws.dir(), 'exists.txt'), 'utf8')).toBe(before);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('Property 11: overwrite replaces the content', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string(), fc.string({ unit: 'grapheme' }), async (before, after) => {
+        ws.file('o.txt', before);
+        const r = await write({ path: 'o.txt', content: after, overwrite: true });
+        expect(r.ok).toBe(true);
+        expect(readFileSync(path.join(ws.dir(), 'o.txt'), 'utf8')).toBe(after);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('Property 12: missing parent directories are created', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.stringMatching(/^[a-z]{1,6}$/), { minLength: 1, maxLength: 5 }),
+        async (dirs) => {
+          const rel = `${dirs.join('/')}/f.txt`;
+          const r = await write({ path: rel, content: rel, overwrite: true });
+          expect(r.ok).toBe(true);
+          expect(readFileSync(path.join(ws.dir(), rel), 'utf8')).toBe(rel);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('cannot write toolgate.toml or .toolgate/ (its own policy and state)', async () => {
+    expect((await write({ path: 'toolgate.toml', content: '[tools]' })).error?.type).toBe('SandboxViolation');
+    expect((await write({ path: '.toolgate/journal.db', content: 'x' })).error?.type).toBe(
+      'SandboxViolation',
+    );
+  });
+
+  it('without an approver, a write is denied (side effects ask; unanswered is a denial)', async () => {
+    const gate = createToolgate({ config: validateConfig({}), roots: [ws.dir()] });
+    const [r] = await gate.execute([
+      { id: '1', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } },
+    ]);
+    expect(r?.error?.type).toBe('Denied');
+  });
+});
