@@ -23,7 +23,12 @@ const KEY_VALUE =
 const BEARER = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{6,}/gi;
 const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+:[^/\s@]+@/gi;
 
+// Every pattern above needs one of these; text without any is returned untouched (the common case).
+const MAYBE_SECRET =
+  /[sprk]k-|gh[pousr]_|github_pat|xox|AKIA|AIza|eyJ|BEGIN|bearer|basic|token|pass|pwd|secret|key|credential|auth|:\/\//i;
+
 export function redactSecrets(text: string): string {
+  if (!MAYBE_SECRET.test(text)) return text;
   let out = text;
   for (const pattern of PATTERNS) out = out.replace(pattern, REDACTED);
   out = out.replace(BEARER, (_m, scheme: string) => `${scheme} ${REDACTED}`);
@@ -34,6 +39,7 @@ export function redactSecrets(text: string): string {
 
 /** Caps a summary at `max` characters (code points), ending with an ellipsis when cut. */
 export function capSummary(text: string, max = 200): string {
+  if (text.length <= max) return text; // UTF-16 units ≥ code points, so this is surely short enough
   const chars = Array.from(text);
   if (chars.length <= max) return text;
   return `${chars.slice(0, max - 1).join('')}…`;

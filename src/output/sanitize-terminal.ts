@@ -12,7 +12,11 @@ const CRLF = /\r\n/g;
 // C0 except \t and \n; DEL; C1; bidi embeddings/overrides/isolates; LRM/RLM/ALM.
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
 
+// Anything that could start a sequence or is removed below; text without any is already clean.
+const NEEDS_WORK = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
+
 export function sanitizeForTerminal(text: string): string {
+  if (!NEEDS_WORK.test(text)) return text;
   return text
     .replace(ESC_STRING, '')
     .replace(C1_STRING, '')

@@ -12,6 +12,8 @@ function marker(omittedBytes: number): string {
 /** Cuts `text` to at most `maxBytes` UTF-8 bytes without splitting a character. */
 export function cutToBytes(text: string, maxBytes: number): string {
   if (maxBytes <= 0) return '';
+  // At most 3 bytes per UTF-16 unit: short text needs no encoding at all.
+  if (text.length * 3 <= maxBytes || utf8Length(text) <= maxBytes) return text;
   const bytes = encoder.encode(text);
   if (bytes.length <= maxBytes) return text;
   let end = maxBytes;

@@ -27,6 +27,8 @@ export interface ExecuteOptions {
   rates?: RateCounter;
 }
 
+const CALL_FINISHED = Object.freeze(new ToolError('Cancelled', 'the call already finished'));
+
 type Stop = { kind: 'timeout'; ms: number } | { kind: 'cancel' };
 
 /**
@@ -90,7 +92,13 @@ async function runOne(p: PlannedCall, options: ExecuteOptions): Promise<ToolResu
   options.rates?.record(tool.name, Date.now());
   options.emit?.({ type: 'started', callId: call.id, toolName: tool.name });
 
-  const controller = new AbortController();
+  // Created only if the tool looks at its signal: most calls finish without ever needing one.
+  let controller: AbortController | undefined;
+  let stopReason: ToolError | undefined;
+  const stop = (reason: ToolError) => {
+    stopReason ??= reason;
+    controller?.abort(reason);
+  };
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
   let timer: NodeJS.Timeout | undefined;
   let onBatchAbort: (() => void) | undefined;
@@ -101,12 +109,17 @@ async function runOne(p: PlannedCall, options: ExecuteOptions): Promise<ToolResu
   });
   const ctx: ToolContext = {
     callId: call.id,
-    signal: controller.signal,
+    get signal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (stopReason) controller.abort(stopReason);
+      }
+      return controller.signal;
+    },
     sandbox: options.sandbox,
     outputLimit: options.outputLimit,
     emit: (stream, chunk) => {
-      if (!controller.signal.aborted)
-        options.emit?.({ type: stream, callId: call.id, chunk: sanitizeForTerminal(chunk) });
+      if (!stopReason) options.emit?.({ type: stream, callId: call.id, chunk: sanitizeForTerminal(chunk) });
     },
   };
   let result: ToolResult;
@@ -118,7 +131,7 @@ async function runOne(p: PlannedCall, options: ExecuteOptions): Promise<ToolResu
     if ('value' in outcome) {
       result = toSuccess(call.id, tool.name, outcome.value, options.outputLimit, latency());
     } else if (outcome.kind === 'timeout') {
-      controller.abort(new ToolError('Timeout', 'timed out'));
+      stop(new ToolError('Timeout', 'timed out'));
       result = failureResult(
         call.id,
         tool.name,
@@ -128,7 +141,7 @@ async function runOne(p: PlannedCall, options: ExecuteOptions): Promise<ToolResu
         latency(),
       );
     } else {
-      controller.abort(new ToolError('Cancelled', 'cancelled'));
+      stop(new ToolError('Cancelled', 'cancelled'));
       result = failureResult(
         call.id,
         tool.name,
@@ -149,7 +162,8 @@ async function runOne(p: PlannedCall, options: ExecuteOptions): Promise<ToolResu
   } finally {
     if (timer) clearTimeout(timer);
     if (onBatchAbort) options.signal?.removeEventListener('abort', onBatchAbort);
-    if (!controller.signal.aborted) controller.abort(new ToolError('Cancelled', 'call finished'));
+    // Anything the tool left running learns the call is over.
+    stop(CALL_FINISHED);
   }
   options.emit?.({ type: 'completed', callId: call.id, ok: result.ok });
   return result;

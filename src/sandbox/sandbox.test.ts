@@ -173,3 +173,19 @@ describe('Sandbox.resolve (FR-VAL-04)', () => {
     expect(() => new Sandbox({ roots: [path.join(ws.dir(), 'missing')] })).toThrow(/does not exist/);
   });
 });
+
+describe('Sandbox denied patterns on absolute paths', () => {
+  it('a root inside a denied area denies everything in it', () => {
+    const parent = makeTempDir();
+    mkdirSync(path.join(parent, '.ssh'));
+    const sandbox = new Sandbox({ roots: [path.join(parent, '.ssh')] });
+    expect(() => sandbox.resolve('known_hosts')).toThrow(/denied by the pattern/);
+  });
+
+  it('absolute patterns apply to the canonical absolute path', () => {
+    const root = makeTempDir();
+    const sandbox = new Sandbox({ roots: [root], deniedPatterns: [`${root}/private/**`] });
+    expect(() => sandbox.resolve('private/a')).toThrow(/denied by the pattern/);
+    expect(sandbox.resolve('public/a').relative).toBe('public/a');
+  });
+});

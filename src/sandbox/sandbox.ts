@@ -52,9 +52,13 @@ function expandPatterns(patterns: readonly string[]): string[] {
  */
 export class Sandbox {
   readonly roots: readonly string[];
+  /** Each root with a trailing separator, for prefix checks that a sibling `root-evil` fails. */
+  readonly #prefixes: readonly string[];
   readonly workingDir: string;
   readonly allowAbsolute: boolean;
   readonly #isDenied: (posixPath: string) => string | undefined;
+  /** Whether absolute paths need a pattern check too (absolute patterns, or a root inside a denied area). */
+  readonly #checkAbsolute: boolean;
   readonly #deniedFiles: ReadonlySet<string>;
 
   constructor(options: SandboxOptions) {
@@ -67,6 +71,7 @@ export class Sandbox {
         throw new Error(`allowed root "${root}" does not exist or cannot be resolved`);
       }
     });
+    this.#prefixes = this.roots.map((root) => (root.endsWith(path.sep) ? root : root + path.sep));
     const firstRoot = this.roots[0] as string;
     this.workingDir = options.workingDir
       ? realpathSync.native(path.resolve(base, options.workingDir))
@@ -77,19 +82,33 @@ export class Sandbox {
       ...(options.includeDefaultDenies === false ? [] : DEFAULT_DENIED_PATTERNS),
       ...(options.deniedPatterns ?? []),
     ]);
-    const matchers = patterns.map((pattern) => ({
-      pattern,
-      test: picomatch(pattern, { dot: true, nocase: process.platform === 'win32' }),
-    }));
-    this.#isDenied = (p) => matchers.find((m) => m.test(p))?.pattern;
+    const matchOptions = { dot: true, nocase: process.platform === 'win32' };
+    // One combined expression for the common "not denied" answer; the slow path names the pattern.
+    const any = new RegExp(
+      patterns.map((p) => `(?:${picomatch.makeRe(p, matchOptions).source})`).join('|'),
+      matchOptions.nocase ? 'i' : '',
+    );
+    const matchers = patterns.map((pattern) => ({ pattern, test: picomatch(pattern, matchOptions) }));
+    this.#isDenied = (p) =>
+      any.test(p) ? (matchers.find((m) => m.test(p))?.pattern ?? 'denied') : undefined;
+    // Relative patterns see the root-relative path; the absolute form only adds something when a
+    // pattern is absolute or a root itself lies inside a denied area (say a root under ~/.ssh).
+    this.#checkAbsolute =
+      patterns.some((p) => p.startsWith('/')) || this.roots.some((root) => any.test(`${toPosix(root)}/x`));
     this.#deniedFiles = new Set((options.deniedFiles ?? []).map((file) => path.resolve(base, file)));
   }
 
   /** The root containing an absolute canonical path, if any (sibling-prefix safe). */
   rootOf(absolute: string): string | undefined {
-    return this.roots.find(
-      (root) => absolute === root || absolute.startsWith(root.endsWith(path.sep) ? root : root + path.sep),
-    );
+    const i = this.#rootIndex(absolute);
+    return i < 0 ? undefined : this.roots[i];
+  }
+
+  #rootIndex(absolute: string): number {
+    for (let i = 0; i < this.roots.length; i++) {
+      if (absolute === this.roots[i] || absolute.startsWith(this.#prefixes[i] as string)) return i;
+    }
+    return -1;
   }
 
   /** Shows a canonical path relative to its root (never leak absolute paths into messages). */
@@ -113,7 +132,7 @@ export class Sandbox {
       throw violation(`absolute path "${input}" is not allowed; use a path relative to the workspace root`);
     }
     // 2. lexical traversal: any `..` component, with either separator, is refused outright.
-    if (input.split(/[\\/]/).includes('..')) {
+    if (input.includes('..') && input.split(/[\\/]/).includes('..')) {
       throw violation(`path "${input}" contains a ".." component; use a path inside the workspace`);
     }
     // 3. resolve against the working directory (lexical; no `..` is left to collapse).
@@ -121,13 +140,16 @@ export class Sandbox {
     // 4-5. canonicalize the deepest existing ancestor, then rebuild the rest under it.
     const absolute = canonicalize(lexical, input);
     // 6. containment
-    const root = this.rootOf(absolute);
-    if (!root) {
+    const index = this.#rootIndex(absolute);
+    if (index < 0) {
       throw violation(`path "${input}" resolves outside the allowed roots`, { attempted: input });
     }
-    const relative = toPosix(path.relative(root, absolute)) || '.';
+    const root = this.roots[index] as string;
+    const relative =
+      absolute === root ? '.' : toPosix(absolute.slice((this.#prefixes[index] as string).length));
     // 7. denied patterns, on the root-relative and the absolute normalized forms.
-    const denied = this.#isDenied(relative) ?? this.#isDenied(toPosix(absolute));
+    const denied =
+      this.#isDenied(relative) ?? (this.#checkAbsolute ? this.#isDenied(toPosix(absolute)) : undefined);
     if (denied !== undefined) {
       throw violation(`path "${relative}" is denied by the pattern "${denied}"`, {
         attempted: input,

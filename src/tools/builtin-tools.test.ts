@@ -1,0 +1,37 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../config/load-config.js';
+import { builtinTools } from './builtin-tools.js';
+
+const tools = builtinTools(defaultConfig());
+const argsFor: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
+  read_file: fc.record({ path: fc.string({ minLength: 1 }) }),
+  list_directory: fc.record({ path: fc.string({ minLength: 1 }), depth: fc.integer({ min: 0, max: 10 }) }),
+  write_file: fc.record({ path: fc.string({ minLength: 1 }), content: fc.string() }),
+};
+
+describe('built-in tool invocations', () => {
+  it('every built-in has arguments for this test', () => {
+    expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(argsFor).sort());
+  });
+
+  for (const tool of tools) {
+    it(`Properties 45-47: ${tool.name} has a non-empty description, its locations, and a risk`, () => {
+      fc.assert(
+        fc.property(argsFor[tool.name] as fc.Arbitrary<Record<string, unknown>>, (raw) => {
+          const args = tool.parse(raw);
+          expect(tool.summary(args).length).toBeGreaterThan(0);
+          const locations = tool.locations(args);
+          expect(Array.isArray(locations)).toBe(true);
+          expect(locations.map((l) => l.path)).toContain(raw.path);
+          expect(['low', 'medium', 'high']).toContain(tool.risk);
+        }),
+        { numRuns: 50 },
+      );
+    });
+  }
+
+  it('the schemas each model receives stay as they are (snapshot of the contract)', () => {
+    expect(Object.fromEntries(tools.map((t) => [t.name, t.inputSchema]))).toMatchSnapshot();
+  });
+});
