@@ -132,6 +132,9 @@ describe('executeBatch', () => {
     expect(Buffer.byteLength(results[0]?.content ?? '')).toBeLessThanOrEqual(300);
     expect(results[0]?.content).toMatch(/output truncated: \d+ bytes omitted/);
     expect(results[0]?.metadata).toMatchObject({ truncated: true });
+    expect(results[1]?.error?.type).toBe('UnknownTool');
+    expect(Buffer.byteLength(results[1]?.content ?? '')).toBeLessThanOrEqual(300);
+    expect(results[1]?.content).toMatch(/output truncated/);
   });
 
   it('allow_parallel: consecutive read-only calls overlap, results stay in call order', async () => {
@@ -251,6 +254,7 @@ describe('executeBatch', () => {
         expect(results.map((r) => r.id)).toEqual(calls.map((c) => c.id));
         for (const r of results) {
           expect(typeof r.content).toBe('string');
+          expect(typeof r.display).toBe('string'); // Property 49: content for the model, display for a person
           expect(typeof r.latencyMs).toBe('number');
           if (r.ok) expect(r.error).toBeNull();
           else {

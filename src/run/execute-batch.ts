@@ -71,7 +71,20 @@ function isParallelSafe(p: PlannedCall): boolean {
 
 async function runOne(p: PlannedCall, options: ExecuteOptions): Promise<ToolResult> {
   const { call } = p;
-  if (p.disposition.kind === 'resolved') return p.disposition.result;
+  if (p.disposition.kind === 'resolved') {
+    // Pre-resolved errors get the same output treatment as any other result (FR-OUT-04 scope).
+    const r = p.disposition.result;
+    if (!r.error) return r;
+    return failureResult(
+      r.id,
+      r.name,
+      r.error.type,
+      r.error.message,
+      options.outputLimit,
+      r.latencyMs,
+      r.metadata,
+    );
+  }
   if (p.disposition.kind === 'needs_approval' || !p.tool) {
     // Approval must have happened before execution; running without it would be an allow by default.
     return failureResult(
