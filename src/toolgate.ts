@@ -16,6 +16,7 @@ import { type RateCounter, SlidingWindowCounter } from './policy/rate-limiter.js
 import { type BatchObserver, executeBatch } from './run/execute-batch.js';
 import { Sandbox } from './sandbox/sandbox.js';
 import { builtinTools } from './tools/builtin-tools.js';
+import type { ReadCache } from './tools/fs/read-cache.js';
 
 export interface ToolgateOptions {
   config?: ToolgateConfig;
@@ -31,6 +32,8 @@ export interface ToolgateOptions {
   tools?: readonly AnyToolDefinition[];
   builtins?: boolean;
   rates?: RateCounter;
+  /** The session's read-before-write cache (the journal persists it per session). */
+  readCache?: ReadCache;
   /** Files the tools must never touch besides the defaults (e.g. the journal). */
   deniedFiles?: readonly string[];
 }
@@ -70,10 +73,11 @@ export class Toolgate {
       deniedFiles,
     });
     this.policy = new PolicyEngine(this.config.tools, options.configFile);
-    this.registry = new ToolRegistry([
-      ...(options.builtins === false ? [] : builtinTools(this.config)),
-      ...(options.tools ?? []),
-    ]);
+    const builtins =
+      options.builtins === false
+        ? []
+        : builtinTools(this.config, options.readCache ? { readCache: options.readCache } : {});
+    this.registry = new ToolRegistry([...builtins, ...(options.tools ?? [])]);
     this.#rates = options.rates ?? new SlidingWindowCounter();
     this.#approver = options.approver ?? denyAll;
   }

@@ -47,6 +47,14 @@ const readFile = z
   })
   .prefault({});
 
+const edit = z
+  .strictObject({
+    /** Read-before-write guard (seed 000 FR-TOOL-PATCH-02): off only for library users who want that. */
+    require_read_before_write: z.boolean().default(true),
+    max_file_bytes: positiveInt.default(10_485_760),
+  })
+  .prefault({});
+
 const applyPatch = z.strictObject({ max_patch_bytes: positiveInt.default(524_288) }).prefault({});
 
 const condition = z.strictObject({
@@ -107,6 +115,7 @@ const tools = z
     approval,
     read_file: readFile,
     apply_patch: applyPatch,
+    edit,
     policy,
     governance,
     run_command: reserved,

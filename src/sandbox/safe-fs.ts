@@ -6,9 +6,11 @@ import {
   lstat,
   mkdir,
   open,
+  readdir,
   readlink,
   realpath,
   rename,
+  rmdir,
   unlink,
 } from 'node:fs/promises';
 import path from 'node:path';
@@ -279,4 +281,62 @@ export async function writeFileAtomic(
   } finally {
     await dir.close();
   }
+}
+
+/**
+ * Removes a file (or a symlink itself: never what it points to) through the verified directory.
+ * A directory is refused unless `recursive`, and then its tree is removed without following links.
+ */
+export async function removeEntry(
+  target: ResolvedPath,
+  sandbox: Sandbox,
+  options: { recursive: boolean },
+): Promise<{ kind: 'file' | 'directory' | 'symlink'; removed: number }> {
+  if (target.relative === '.') throw new ToolError('BadArgs', 'cannot delete a root directory itself');
+  const name = path.basename(target.absolute);
+  const dir = await openDirectoryChain(sandbox, path.dirname(target.absolute), {
+    create: false,
+    relative: target.relative,
+  });
+  try {
+    const entry = `${throughFd(dir, path.dirname(target.absolute))}/${name}`;
+    const stat = await lstat(entry);
+    if (stat.isDirectory()) {
+      if (!options.recursive) {
+        throw new ToolError(
+          'BadArgs',
+          `"${target.relative}" is a directory; pass recursive: true to delete it and everything in it`,
+        );
+      }
+      const removed = await removeTree(entry);
+      return { kind: 'directory', removed };
+    }
+    await unlink(entry);
+    return { kind: stat.isSymbolicLink() ? 'symlink' : 'file', removed: 1 };
+  } catch (error) {
+    throw mapFsError(error, target.relative);
+  } finally {
+    await dir.close();
+  }
+}
+
+/** Deletes a directory tree, opening each level with O_NOFOLLOW so a swapped-in link is never entered. */
+async function removeTree(dirPath: string): Promise<number> {
+  const handle = await open(dirPath, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  let removed = 0;
+  try {
+    const base = throughFd(handle, dirPath);
+    for (const entry of await readdir(base, { withFileTypes: true })) {
+      const child = `${base}/${entry.name}`;
+      if (entry.isDirectory()) removed += await removeTree(child);
+      else {
+        await unlink(child);
+        removed++;
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+  await rmdir(dirPath);
+  return removed + 1;
 }

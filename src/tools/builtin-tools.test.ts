@@ -8,6 +8,16 @@ const argsFor: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   read_file: fc.record({ path: fc.string({ minLength: 1 }) }),
   list_directory: fc.record({ path: fc.string({ minLength: 1 }), depth: fc.integer({ min: 0, max: 10 }) }),
   write_file: fc.record({ path: fc.string({ minLength: 1 }), content: fc.string() }),
+  edit_file: fc.record({
+    path: fc.string({ minLength: 1 }),
+    edits: fc.array(fc.record({ target: fc.string({ minLength: 1 }), replacement: fc.string() }), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+  }),
+  apply_patch: fc
+    .tuple(fc.stringMatching(/^[a-z]{1,8}\.txt$/), fc.stringMatching(/^[a-z ]{0,10}$/))
+    .map(([p, line]) => ({ path: p, patch: `*** Begin Patch\n*** Add File: ${p}\n+${line}\n*** End Patch` })),
 };
 
 describe('built-in tool invocations', () => {
@@ -18,12 +28,16 @@ describe('built-in tool invocations', () => {
   for (const tool of tools) {
     it(`Properties 45-47: ${tool.name} has a non-empty description, its locations, and a risk`, () => {
       fc.assert(
-        fc.property(argsFor[tool.name] as fc.Arbitrary<Record<string, unknown>>, (raw) => {
-          const args = tool.parse(raw);
+        fc.property(argsFor[tool.name] as fc.Arbitrary<Record<string, unknown>>, (generated) => {
+          // apply_patch takes only `patch`; the generated `path` is what its locations must name.
+          const { path: _p, ...rest } = generated;
+          const raw = tool.name === 'apply_patch' ? generated : { path: _p, ...rest };
+          const args = tool.parse(tool.name === 'apply_patch' ? rest : raw);
           expect(tool.summary(args).length).toBeGreaterThan(0);
           const locations = tool.locations(args);
           expect(Array.isArray(locations)).toBe(true);
           expect(locations.map((l) => l.path)).toContain(raw.path);
+          for (const l of locations) expect(['read', 'write', 'delete', 'list']).toContain(l.access);
           expect(['low', 'medium', 'high']).toContain(tool.risk);
         }),
         { numRuns: 50 },

@@ -1,19 +1,39 @@
 import type { ToolgateConfig } from '../config/config-schema.js';
 import type { AnyToolDefinition } from '../core/tool-definition.js';
+import { createEditFileTool } from './fs/edit-file.js';
 import { createListDirectoryTool } from './fs/list-directory.js';
+import { MemoryReadCache, type ReadCache } from './fs/read-cache.js';
 import { createReadFileTool } from './fs/read-file.js';
+import { StaleGuard } from './fs/stale-guard.js';
 import { createWriteFileTool } from './fs/write-file.js';
+import { createApplyPatchTool } from './patch/apply-patch.js';
 
 /** The built-in tools, each given only the settings it needs from the config. */
-export function builtinTools(config: ToolgateConfig): AnyToolDefinition[] {
+export function builtinTools(
+  config: ToolgateConfig,
+  session: { readCache?: ReadCache } = {},
+): AnyToolDefinition[] {
   const fileTimeoutMs = config.tools.timeouts.file_operations_seconds * 1000;
+  const { edit } = config.tools;
+  const guard = new StaleGuard(
+    edit.require_read_before_write ? (session.readCache ?? new MemoryReadCache()) : undefined,
+  );
+  const maxFileBytes = edit.max_file_bytes;
   return [
     createReadFileTool({
       maxFileReadBytes: config.tools.read_file.max_file_read_bytes,
       maxScanBytes: config.tools.read_file.max_scan_bytes,
       timeoutMs: fileTimeoutMs,
+      guard,
     }),
     createListDirectoryTool({ timeoutMs: fileTimeoutMs }),
-    createWriteFileTool({ timeoutMs: fileTimeoutMs }),
+    createWriteFileTool({ timeoutMs: fileTimeoutMs, guard, maxFileBytes }),
+    createEditFileTool({ timeoutMs: fileTimeoutMs, guard, maxFileBytes }),
+    createApplyPatchTool({
+      timeoutMs: fileTimeoutMs,
+      guard,
+      maxFileBytes,
+      maxPatchBytes: config.tools.apply_patch.max_patch_bytes,
+    }),
   ];
 }

@@ -174,7 +174,13 @@ describe('other commands', () => {
     expect(table.status).toBe(0);
     expect(table.stdout).toMatch(/list_directory\s+read_only/);
     const json = JSON.parse(runCli(['tools', '--json']).stdout) as { name: string; inputSchema: object }[];
-    expect(json.map((t) => t.name)).toEqual(['list_directory', 'read_file', 'write_file']);
+    expect(json.map((t) => t.name)).toEqual([
+      'apply_patch',
+      'edit_file',
+      'list_directory',
+      'read_file',
+      'write_file',
+    ]);
     const anthropic = JSON.parse(runCli(['tools', '--format', 'anthropic']).stdout) as {
       input_schema: object;
     }[];

@@ -4,6 +4,7 @@ import { ToolError } from '../../core/tool-error.js';
 import { openForRead } from '../../sandbox/safe-fs.js';
 import { readLineRange } from './read-line-range.js';
 import { sniffBinary } from './sniff-binary.js';
+import type { StaleGuard } from './stale-guard.js';
 
 export interface ReadFileSettings {
   /** Largest file returned whole without a line range (seed 000 max_file_read_bytes). */
@@ -11,7 +12,12 @@ export interface ReadFileSettings {
   /** Most bytes scanned to find a line range (seed 000 FR-TOOL-READ-01a). */
   maxScanBytes: number;
   timeoutMs?: number;
+  /** Records what was read, for the read-before-write guard. */
+  guard?: StaleGuard;
 }
+
+/** Files up to this size get their hash recorded even on a partial (ranged or binary) read. */
+const MAX_HASHED_BYTES = 64 * 1024 * 1024;
 
 const args = z
   .strictObject({
@@ -48,6 +54,12 @@ export function createReadFileTool(settings: ReadFileSettings) {
     async execute(a, ctx) {
       const target = ctx.sandbox.resolve(a.path);
       const { handle, stat } = await openForRead(target, ctx.sandbox, 'file');
+      // The guard needs the hash of the whole file, whatever part of it the model saw.
+      const remember = async (whole?: Buffer) => {
+        if (!settings.guard) return;
+        if (whole) settings.guard.remember(target, whole);
+        else if (stat.size <= MAX_HASHED_BYTES) settings.guard.remember(target, await handle.readFile());
+      };
       try {
         const readLimit = Math.min(settings.maxFileReadBytes, ctx.outputLimit);
         const sniff = Buffer.alloc(Math.min(8192, stat.size));
@@ -69,6 +81,7 @@ export function createReadFileTool(settings: ReadFileSettings) {
           const buffer = Buffer.alloc(take);
           const got = take > 0 ? (await handle.read(buffer, 0, take, 0)).bytesRead : 0;
           const truncated = got < stat.size;
+          await remember(truncated ? undefined : buffer);
           return {
             content: `${BINARY_HEADER}${truncated ? TRUNCATED_TAG : ''}\n${buffer.subarray(0, got).toString('base64')}`,
             display: `binary file ${target.relative} (${stat.size} bytes)`,
@@ -83,7 +96,9 @@ export function createReadFileTool(settings: ReadFileSettings) {
               `"${target.relative}" is ${stat.size} bytes, more than the ${readLimit} that can be read at once; read it in parts with start_line and end_line`,
             );
           }
-          const text = (await handle.readFile()).toString('utf8');
+          const whole = await handle.readFile();
+          await remember(whole);
+          const text = whole.toString('utf8');
           return {
             content: text,
             display: `read ${target.relative} (${stat.size} bytes)`,
@@ -105,6 +120,7 @@ export function createReadFileTool(settings: ReadFileSettings) {
             `start_line ${start} is past the end of "${target.relative}", which has ${range.linesSeen} line${range.linesSeen === 1 ? '' : 's'}`,
           );
         }
+        await remember();
         return {
           content: range.text,
           display: `read ${target.relative} lines ${range.firstLine ?? start}-${range.lastLine ?? 0}`,

@@ -38,7 +38,12 @@ describe('write_file', () => {
     await fc.assert(
       fc.asyncProperty(fc.string(), fc.string({ unit: 'grapheme' }), async (before, after) => {
         ws.file('o.txt', before);
-        const r = await write({ path: 'o.txt', content: after, overwrite: true });
+        const gate = createToolgate({ config: validateConfig({}), roots: [ws.dir()], approver: approveAll });
+        const [, r] = await gate.execute([
+          { id: 'r', name: 'read_file', arguments: { path: 'o.txt' } },
+          { id: 'w', name: 'write_file', arguments: { path: 'o.txt', content: after, overwrite: true } },
+        ]);
+        if (!r) throw new Error('no result');
         expect(r.ok).toBe(true);
         expect(readFileSync(path.join(ws.dir(), 'o.txt'), 'utf8')).toBe(after);
       }),
@@ -59,6 +64,13 @@ describe('write_file', () => {
       ),
       { numRuns: 30 },
     );
+  });
+
+  it('overwriting needs a read of the file in this session (read-before-write guard)', async () => {
+    ws.file('unread.txt', 'precious');
+    const r = await write({ path: 'unread.txt', content: 'x', overwrite: true });
+    expect(r.error?.type).toBe('StaleFile');
+    expect(readFileSync(path.join(ws.dir(), 'unread.txt'), 'utf8')).toBe('precious');
   });
 
   it('cannot write toolgate.toml or .toolgate/ (its own policy and state)', async () => {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { writeFileAtomic } from '../../sandbox/safe-fs.js';
+import { readExisting } from './read-existing.js';
+import type { StaleGuard } from './stale-guard.js';
 
 const args = z.strictObject({
   path: z
@@ -15,7 +17,9 @@ const args = z.strictObject({
 });
 
 /** Creates or (with overwrite) replaces a file, atomically: temp file + rename, never in place. */
-export function createWriteFileTool(settings: { timeoutMs?: number } = {}) {
+export function createWriteFileTool(
+  settings: { timeoutMs?: number; guard?: StaleGuard; maxFileBytes?: number } = {},
+) {
   return defineTool({
     name: 'write_file',
     description:
@@ -29,10 +33,20 @@ export function createWriteFileTool(settings: { timeoutMs?: number } = {}) {
     locations: (a) => [{ path: a.path, access: 'write' }],
     async execute(a, ctx) {
       const target = ctx.sandbox.resolve(a.path);
+      if (a.overwrite && settings.guard) {
+        // Replacing a file the model never saw (or that changed since) would lose someone's work.
+        const current = await readExisting(
+          target,
+          ctx.sandbox,
+          settings.maxFileBytes ?? Number.MAX_SAFE_INTEGER,
+        );
+        if (current) settings.guard.check(target, current);
+      }
       const outcome = await writeFileAtomic(target, ctx.sandbox, a.content, {
         overwrite: a.overwrite,
         createParents: true,
       });
+      settings.guard?.remember(target, a.content);
       const verb = outcome.created ? 'created' : 'overwrote';
       return {
         content: `${verb}: ${target.relative} (${outcome.bytes} bytes)`,

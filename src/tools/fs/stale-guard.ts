@@ -1,0 +1,45 @@
+import { ToolError } from '../../core/tool-error.js';
+import type { ResolvedPath } from '../../sandbox/sandbox.js';
+import { type ReadCache, sha256 } from './read-cache.js';
+
+/**
+ * Read-before-write (seed 000 FR-TOOL-PATCH-02a-d): changing an existing file needs a read of it in
+ * this session, and the content must be what was read (by SHA-256, not mtime). `undefined` guard
+ * means the check is switched off.
+ */
+export class StaleGuard {
+  readonly #cache: ReadCache | undefined;
+
+  constructor(cache: ReadCache | undefined) {
+    this.#cache = cache;
+  }
+
+  /** Throws StaleFile unless `current` is what this session last read of `target`. */
+  check(target: ResolvedPath, current: Uint8Array): void {
+    if (!this.#cache) return;
+    const seen = this.#cache.get(target.absolute);
+    if (!seen) {
+      throw new ToolError(
+        'StaleFile',
+        `"${target.relative}" was not read in this session; read it with read_file first, then retry`,
+        { file: target.relative, reason: 'File was not read before patching' },
+      );
+    }
+    if (seen.sha256 !== sha256(current)) {
+      throw new ToolError(
+        'StaleFile',
+        `"${target.relative}" changed since it was last read; read it again with read_file and redo the change against the new content`,
+        { file: target.relative, reason: 'File content changed since last read' },
+      );
+    }
+  }
+
+  /** After our own successful write the session knows the new content: no re-read needed. */
+  remember(target: ResolvedPath, content: Uint8Array | string): void {
+    this.#cache?.record(target.absolute, sha256(content));
+  }
+
+  forget(target: ResolvedPath): void {
+    this.#cache?.forget(target.absolute);
+  }
+}
