@@ -4,6 +4,7 @@ import type { GovernanceMode, RiskLevel, Tier } from './tier.js';
 /** A path or resource a call touches: what sandbox preflight checks and approval shows. */
 export interface ToolLocation {
   path: string;
+  /** `delete` names the entry itself: a symlink there is not followed when it is checked. */
   access: 'read' | 'write' | 'delete' | 'list';
 }
 

@@ -134,7 +134,12 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
     let sandboxError: ToolError | undefined;
     for (const location of locations) {
       try {
-        paths.push(deps.sandbox.resolve(location.path));
+        // A deletion removes the entry itself (a link stays a link), so its link is not followed.
+        paths.push(
+          location.access === 'delete'
+            ? deps.sandbox.resolveEntry(location.path)
+            : deps.sandbox.resolve(location.path),
+        );
       } catch (error) {
         sandboxError = ToolError.isInstance(error) ? error : new ToolError('SandboxViolation', String(error));
         break;

@@ -111,6 +111,38 @@ export class Sandbox {
     return -1;
   }
 
+  /** The denied pattern a root-relative path matches, if any (for tools that list many paths). */
+  deniedPattern(relative: string): string | undefined {
+    return this.#isDenied(relative);
+  }
+
+  /**
+   * Like `resolve`, but the final component is not followed: the entry itself (a symlink stays a
+   * symlink). For deleting a link without touching its target.
+   */
+  resolveEntry(input: string): ResolvedPath {
+    if (typeof input !== 'string' || input.length === 0)
+      throw new ToolError('BadArgs', 'path must be a non-empty string');
+    if (input.includes('\0')) return this.resolve(input); // refused there with the NUL message
+    const trimmed = input.replace(/[\\/]+$/, '');
+    const base = path.basename(trimmed);
+    if (trimmed === '' || base === '.' || base === '..') return this.resolve(input);
+    const parent = this.resolve(path.dirname(trimmed) === '' ? '.' : path.dirname(trimmed));
+    const absolute = path.join(parent.absolute, base);
+    const relative = parent.relative === '.' ? base : `${parent.relative}/${base}`;
+    const denied = this.#isDenied(relative);
+    if (denied !== undefined) {
+      throw violation(`path "${relative}" is denied by the pattern "${denied}"`, {
+        attempted: input,
+        pattern: denied,
+      });
+    }
+    if (this.#deniedFiles.has(absolute)) {
+      throw violation(`path "${relative}" is toolgate's own configuration or state and cannot be accessed`);
+    }
+    return { input, absolute, root: parent.root, relative };
+  }
+
   /** Shows a canonical path relative to its root (never leak absolute paths into messages). */
   display(absolute: string): string {
     const root = this.rootOf(absolute);

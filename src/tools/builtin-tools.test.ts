@@ -8,6 +8,10 @@ const argsFor: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   read_file: fc.record({ path: fc.string({ minLength: 1 }) }),
   list_directory: fc.record({ path: fc.string({ minLength: 1 }), depth: fc.integer({ min: 0, max: 10 }) }),
   write_file: fc.record({ path: fc.string({ minLength: 1 }), content: fc.string() }),
+  read_many_files: fc.string({ minLength: 1 }).map((p) => ({ path: p, paths: [p] })),
+  glob: fc.record({ path: fc.string({ minLength: 1 }), pattern: fc.constantFrom('*.ts', '**/*') }),
+  grep: fc.record({ path: fc.string({ minLength: 1 }), pattern: fc.string({ minLength: 1 }) }),
+  delete_file: fc.record({ path: fc.string({ minLength: 1 }), recursive: fc.boolean() }),
   edit_file: fc.record({
     path: fc.string({ minLength: 1 }),
     edits: fc.array(fc.record({ target: fc.string({ minLength: 1 }), replacement: fc.string() }), {
@@ -31,8 +35,9 @@ describe('built-in tool invocations', () => {
         fc.property(argsFor[tool.name] as fc.Arbitrary<Record<string, unknown>>, (generated) => {
           // apply_patch takes only `patch`; the generated `path` is what its locations must name.
           const { path: _p, ...rest } = generated;
-          const raw = tool.name === 'apply_patch' ? generated : { path: _p, ...rest };
-          const args = tool.parse(tool.name === 'apply_patch' ? rest : raw);
+          const pathless = tool.name === 'apply_patch' || tool.name === 'read_many_files';
+          const raw = pathless ? generated : { path: _p, ...rest };
+          const args = tool.parse(pathless ? rest : raw);
           expect(tool.summary(args).length).toBeGreaterThan(0);
           const locations = tool.locations(args);
           expect(Array.isArray(locations)).toBe(true);

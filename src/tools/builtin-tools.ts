@@ -1,9 +1,13 @@
 import type { ToolgateConfig } from '../config/config-schema.js';
 import type { AnyToolDefinition } from '../core/tool-definition.js';
+import { createDeleteFileTool } from './fs/delete-file.js';
 import { createEditFileTool } from './fs/edit-file.js';
+import { createGlobTool } from './fs/glob.js';
+import { createGrepTool } from './fs/grep.js';
 import { createListDirectoryTool } from './fs/list-directory.js';
 import { MemoryReadCache, type ReadCache } from './fs/read-cache.js';
 import { createReadFileTool } from './fs/read-file.js';
+import { createReadManyFilesTool } from './fs/read-many-files.js';
 import { StaleGuard } from './fs/stale-guard.js';
 import { createWriteFileTool } from './fs/write-file.js';
 import { createApplyPatchTool } from './patch/apply-patch.js';
@@ -26,7 +30,15 @@ export function builtinTools(
       timeoutMs: fileTimeoutMs,
       guard,
     }),
+    createReadManyFilesTool({
+      maxFileReadBytes: config.tools.read_file.max_file_read_bytes,
+      guard,
+      timeoutMs: fileTimeoutMs,
+    }),
     createListDirectoryTool({ timeoutMs: fileTimeoutMs }),
+    createGlobTool({ timeoutMs: fileTimeoutMs }),
+    createGrepTool({ timeoutMs: fileTimeoutMs }),
+    createDeleteFileTool({ timeoutMs: fileTimeoutMs, guard }),
     createWriteFileTool({ timeoutMs: fileTimeoutMs, guard, maxFileBytes }),
     createEditFileTool({ timeoutMs: fileTimeoutMs, guard, maxFileBytes }),
     createApplyPatchTool({

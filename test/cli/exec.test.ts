@@ -176,9 +176,13 @@ describe('other commands', () => {
     const json = JSON.parse(runCli(['tools', '--json']).stdout) as { name: string; inputSchema: object }[];
     expect(json.map((t) => t.name)).toEqual([
       'apply_patch',
+      'delete_file',
       'edit_file',
+      'glob',
+      'grep',
       'list_directory',
       'read_file',
+      'read_many_files',
       'write_file',
     ]);
     const anthropic = JSON.parse(runCli(['tools', '--format', 'anthropic']).stdout) as {

@@ -37,7 +37,7 @@ export class GitignoreRules {
   }
 }
 
-async function readSmallFile(file: string): Promise<string | undefined> {
+export async function readSmallFile(file: string): Promise<string | undefined> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));

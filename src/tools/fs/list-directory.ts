@@ -37,7 +37,7 @@ export interface Listing {
   path: string;
   entries: ListEntry[];
   truncated: boolean;
-  /** Entries left out because a .gitignore matched them. */
+  /** Entries left out because a .gitignore or a denied pattern of the sandbox matched them. */
   ignored: number;
 }
 
@@ -127,7 +127,10 @@ export function createListDirectoryTool(settings: ListDirectorySettings = {}) {
           if (!hidden && dirent.name.startsWith('.')) continue;
           const childRelative = relative ? `${relative}/${dirent.name}` : dirent.name;
           const type = entryType(dirent);
-          if (rules.ignores(childRelative, type === 'directory')) {
+          if (
+            rules.ignores(childRelative, type === 'directory') ||
+            ctx.sandbox.deniedPattern(childRelative) !== undefined
+          ) {
             state.ignored++;
             continue;
           }

@@ -1,0 +1,102 @@
+import { symlinkSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import picomatch from 'picomatch';
+import { describe, expect, it } from 'vitest';
+import { gateFor } from '../../../test/helpers/gate.js';
+import { makeTempDir, useWorkspace } from '../../../test/helpers/workspace.js';
+
+const segment = fc.constantFrom('a', 'b', 'src', 'lib', '.hid');
+const fileName = fc.constantFrom('x.ts', 'y.js', 'z.md', '.env', 'readme.txt');
+
+describe('glob', () => {
+  const ws = useWorkspace();
+  const lines = (content: string) =>
+    content.startsWith('No files match') ? [] : content.split('\n').filter((l) => !l.startsWith('['));
+
+  it('Property 16: returns all and only the files matching the pattern (sorted, relative to the root)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(
+          fc.tuple(fc.array(segment, { maxLength: 3 }), fileName).map(([d, f]) => [...d, f].join('/')),
+          { minLength: 1, maxLength: 12 },
+        ),
+        fc.constantFrom('**/*.ts', '*.md', 'src/**/*', '**/x.*', '{a,b}/**/*.js'),
+        async (files, pattern) => {
+          const root = makeTempDir('toolgate-glob-');
+          for (const f of files) {
+            const { mkdirSync, writeFileSync } = await import('node:fs');
+            mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
+            writeFileSync(path.join(root, f), '');
+          }
+          const { call } = gateFor(root);
+          const r = await call('glob', { pattern, max_results: 1000 });
+          const isMatch = picomatch(pattern, { dot: false });
+          const expected = files.filter((f) => isMatch(f)).sort();
+          expect(lines(r.content)).toEqual(expected);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('Property 17: never more than max_results, with a clear "N more not shown" line', async () => {
+    for (let i = 0; i < 30; i++) ws.file(`f${String(i).padStart(2, '0')}.txt`, '');
+    const { call } = gateFor(ws.dir());
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 40 }), async (max) => {
+        const r = await call('glob', { pattern: '*.txt', max_results: max });
+        const shown = lines(r.content);
+        expect(shown.length).toBe(Math.min(max, 30));
+        if (max < 30) expect(r.content).toContain(`[${30 - max} more not shown`);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('Property 18: hidden files only with include_hidden', async () => {
+    ws.file('.hidden/a.ts', '');
+    ws.file('.b.ts', '');
+    ws.file('c.ts', '');
+    const { call } = gateFor(ws.dir());
+    expect(lines((await call('glob', { pattern: '**/*.ts' })).content)).toEqual(['c.ts']);
+    expect(lines((await call('glob', { pattern: '**/*.ts', include_hidden: true })).content)).toEqual([
+      '.b.ts',
+      '.hidden/a.ts',
+      'c.ts',
+    ]);
+  });
+
+  it('Property 24: .gitignore (nested files too) is respected', async () => {
+    ws.file('.gitignore', 'dist/\n*.log\n!keep.log\n');
+    ws.file('dist/out.js', '');
+    ws.file('a.log', '');
+    ws.file('keep.log', '');
+    ws.file('pkg/.gitignore', 'gen/\n');
+    ws.file('pkg/gen/g.js', '');
+    ws.file('pkg/src/s.js', '');
+    const { call } = gateFor(ws.dir());
+    expect(lines((await call('glob', { pattern: '**/*' })).content)).toEqual(['keep.log', 'pkg/src/s.js']);
+    expect(lines((await call('glob', { pattern: '**/*.js', path: 'pkg' })).content)).toEqual([
+      'pkg/src/s.js',
+    ]);
+  });
+
+  it('never follows symlinks out of the root, and leaves out denied files', async () => {
+    const outside = makeTempDir();
+    ws.file('in.txt', '');
+    ws.file('keys/server.pem', '');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(path.join(outside, 'secret.txt'), 's');
+    symlinkSync(outside, path.join(ws.dir(), 'out'));
+    const { call } = gateFor(ws.dir());
+    expect(lines((await call('glob', { pattern: '**/*' })).content)).toEqual(['in.txt']);
+  });
+
+  it('refuses patterns that leave the search directory', async () => {
+    const { call } = gateFor(ws.dir());
+    for (const pattern of ['../*', '/etc/*', 'a/../../x']) {
+      expect((await call('glob', { pattern })).error?.type).toBe('SandboxViolation');
+    }
+  });
+});

@@ -1,0 +1,96 @@
+import { glob as tinyglob } from 'tinyglobby';
+import { z } from 'zod';
+import { defineTool } from '../../core/define-tool.js';
+import { ToolError } from '../../core/tool-error.js';
+import { openForRead } from '../../sandbox/safe-fs.js';
+import { GitignoreFilter } from './gitignore-filter.js';
+
+const args = z.strictObject({
+  pattern: z.string().min(1).describe('Glob pattern, e.g. "src/**/*.ts" or "*.md", relative to path.'),
+  path: z.string().min(1).default('.').describe('Directory to search from, relative to the workspace root.'),
+  max_results: z.number().int().min(1).max(10_000).default(500).describe('Most paths to return.'),
+  include_hidden: z
+    .boolean()
+    .default(false)
+    .describe('Match files and directories whose names start with a dot.'),
+});
+
+/** Refuses patterns that could leave the search directory: absolute, or with a `..` segment. */
+export function checkPattern(pattern: string): void {
+  if (pattern.includes('\0')) throw new ToolError('BadArgs', 'the pattern contains a NUL byte');
+  if (pattern.startsWith('/') || /^[A-Za-z]:[\\/]/.test(pattern)) {
+    throw new ToolError(
+      'SandboxViolation',
+      `absolute pattern "${pattern}" is not allowed; patterns are relative to path`,
+    );
+  }
+  if (pattern.split(/[\\/]/).includes('..')) {
+    throw new ToolError(
+      'SandboxViolation',
+      `pattern "${pattern}" contains ".."; search from a different path instead`,
+    );
+  }
+}
+
+/**
+ * Finds files by glob (tinyglobby) under a directory of the sandbox: never follows symlinks,
+ * honours every .gitignore and the hidden-file rule, leaves out denied paths, and returns sorted
+ * paths relative to the root with a clear "N more not shown" line past max_results.
+ */
+export function createGlobTool(settings: { timeoutMs?: number } = {}) {
+  return defineTool({
+    name: 'glob',
+    description:
+      'Find files whose paths match a glob pattern (e.g. "**/*.ts"). Returns sorted paths relative to the workspace root, one per line. Respects .gitignore; hidden files only with include_hidden.',
+    args,
+    tier: 'read_only',
+    category: 'filesystem',
+    ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
+    summary: (a) => `Find files matching ${a.pattern}${a.path === '.' ? '' : ` in ${a.path}`}`,
+    locations: (a) => [{ path: a.path, access: 'list' }],
+    async execute(a, ctx) {
+      checkPattern(a.pattern);
+      const base = ctx.sandbox.resolve(a.path);
+      // Verifies it is a real directory inside the root (and not a link swapped in) before walking.
+      const { handle } = await openForRead(base, ctx.sandbox, 'directory');
+      await handle.close();
+      const found = await tinyglob(a.pattern, {
+        cwd: base.absolute,
+        dot: a.include_hidden,
+        followSymbolicLinks: false,
+        onlyFiles: true,
+        expandDirectories: false,
+        ignore: ['**/.git/**'],
+        signal: ctx.signal,
+      });
+      const prefix = base.relative === '.' ? '' : `${base.relative}/`;
+      const filter = new GitignoreFilter(base.root);
+      const kept: string[] = [];
+      let ignored = 0;
+      for (const rel of found) {
+        const fromRoot = prefix + rel;
+        if (ctx.sandbox.deniedPattern(fromRoot) !== undefined || (await filter.ignores(fromRoot))) {
+          ignored++;
+          continue;
+        }
+        kept.push(fromRoot);
+      }
+      kept.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+      const shown = kept.slice(0, a.max_results);
+      const more = kept.length - shown.length;
+      if (kept.length === 0) {
+        return {
+          content: `No files match "${a.pattern}" in ${base.relative === '.' ? 'the workspace' : base.relative}.`,
+          metadata: { matches: 0, ignored },
+        };
+      }
+      return {
+        content:
+          shown.join('\n') +
+          (more > 0 ? `\n[${more} more not shown; narrow the pattern or raise max_results]` : ''),
+        display: `${kept.length} file(s) match ${a.pattern}`,
+        metadata: { matches: kept.length, shown: shown.length, ignored },
+      };
+    },
+  });
+}

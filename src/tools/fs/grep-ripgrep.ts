@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { rgPath } from '@vscode/ripgrep';
+import { ToolError } from '../../core/tool-error.js';
+import { clipLine, type GrepLine, type GrepQuery } from './grep-types.js';
+
+/** The ripgrep binary shipped by @vscode/ripgrep, or undefined when it is missing here. */
+export function ripgrepBinary(): string | undefined {
+  return rgPath && existsSync(rgPath) ? rgPath : undefined;
+}
+
+interface RgEvent {
+  type: string;
+  data?: { path?: { text?: string }; lines?: { text?: string }; line_number?: number };
+}
+
+/**
+ * Runs `rg --json` in `cwd` on `target` and streams its events; stops (kills rg) as soon as
+ * `accept` says the cap is reached or the signal aborts. Regex errors become BadArgs.
+ */
+export async function grepWithRipgrep(
+  binary: string,
+  cwd: string,
+  target: string,
+  query: GrepQuery,
+  accept: (line: GrepLine) => boolean,
+  signal: AbortSignal,
+): Promise<{ stopped: boolean }> {
+  const args = [
+    '--json',
+    '--no-config',
+    '--no-require-git',
+    '--no-messages',
+    query.caseSensitive ? '--case-sensitive' : '--ignore-case',
+    ...(query.fixedStrings ? ['--fixed-strings'] : []),
+    ...(query.context > 0 ? ['--context', String(query.context)] : []),
+    ...(query.include ? ['--glob', query.include] : []),
+    '--glob',
+    '!.git',
+    '--regexp',
+    query.pattern,
+    '--',
+    target,
+  ];
+  const child = spawn(binary, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (d: string) => {
+    if (stderr.length < 4000) stderr += d;
+  });
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve(code));
+  });
+  exited.catch(() => {});
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+    child.kill('SIGKILL');
+  };
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
+    for await (const raw of lines) {
+      if (stopped) break;
+      let event: RgEvent;
+      try {
+        event = JSON.parse(raw) as RgEvent;
+      } catch {
+        continue;
+      }
+      if ((event.type !== 'match' && event.type !== 'context') || !event.data) continue;
+      const path = event.data.path?.text;
+      const text = event.data.lines?.text;
+      if (path === undefined || text === undefined || event.data.line_number === undefined) continue;
+      const keepGoing = accept({
+        path: path.startsWith('./') ? path.slice(2) : path,
+        line: event.data.line_number,
+        text: clipLine(text),
+        kind: event.type,
+      });
+      if (!keepGoing) {
+        stop();
+        break;
+      }
+    }
+    const code = await exited;
+    if (signal.aborted) throw new ToolError('Cancelled', 'cancelled');
+    if (!stopped && code === 2 && stderr.trim()) {
+      throw new ToolError('BadArgs', `the search failed: ${stderr.trim().split('\n').slice(0, 6).join(' ')}`);
+    }
+    return { stopped };
+  } finally {
+    signal.removeEventListener('abort', stop);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}

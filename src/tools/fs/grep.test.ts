@@ -1,0 +1,134 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { gateFor } from '../../../test/helpers/gate.js';
+import { makeTempDir, useWorkspace } from '../../../test/helpers/workspace.js';
+import { validateConfig } from '../../config/load-config.js';
+import { approveAll } from '../../core/confirmation.js';
+import { createToolgate } from '../../toolgate.js';
+import { createGrepTool } from './grep.js';
+import { ripgrepBinary } from './grep-ripgrep.js';
+
+const engines = [
+  ['ripgrep', false],
+  ['javascript', true],
+] as const;
+
+function grepGate(root: string, forceJavaScript: boolean) {
+  // The built-in grep is replaced to pin the engine; everything else is the real pipeline.
+  const gate = createToolgate({ config: validateConfig({}), roots: [root], approver: approveAll });
+  gate.registry.replace(createGrepTool({ forceJavaScript }));
+  return async (args: Record<string, unknown>) => {
+    const [r] = await gate.execute([{ id: '1', name: 'grep', arguments: args }]);
+    if (!r) throw new Error('no result');
+    return r;
+  };
+}
+
+const matchLines = (content: string) => content.split('\n').filter((l) => /^[^\s].*:\d+: /.test(l));
+
+describe('grep', () => {
+  const ws = useWorkspace();
+
+  it('the ripgrep binary from @vscode/ripgrep is present here', () => {
+    expect(ripgrepBinary()).toBeDefined();
+  });
+
+  for (const [engine, js] of engines) {
+    describe(`${engine} engine`, () => {
+      it('Property 19: returns every matching line with its path and line number', async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(
+              fc.array(fc.constantFrom('foo', 'bar', 'baz qux', 'FOO', 'x'), { minLength: 1, maxLength: 6 }),
+              { minLength: 1, maxLength: 4 },
+            ),
+            async (files) => {
+              const root = makeTempDir('toolgate-grep-');
+              const { writeFileSync } = await import('node:fs');
+              for (const [i, lines] of files.entries())
+                writeFileSync(`${root}/f${i}.txt`, `${lines.join('\n')}\n`);
+              const call = grepGate(root, js);
+              const r = await call({ pattern: 'foo', case_sensitive: true, max_results: 1000 });
+              const expected = files.flatMap((lines, i) =>
+                lines.flatMap((l, n) => (l.includes('foo') ? [`f${i}.txt:${n + 1}: ${l}`] : [])),
+              );
+              expect(matchLines(r.content).sort()).toEqual(expected.sort());
+            },
+          ),
+          { numRuns: 20 },
+        );
+      });
+
+      it('Property 20: case-insensitive by default, exact with case_sensitive', async () => {
+        ws.file('c.txt', 'Hello\nhello\nHELLO\nbye\n');
+        const call = grepGate(ws.dir(), js);
+        expect(matchLines((await call({ pattern: 'hello' })).content)).toHaveLength(3);
+        expect(matchLines((await call({ pattern: 'hello', case_sensitive: true })).content)).toEqual([
+          'c.txt:2: hello',
+        ]);
+      });
+
+      it('Property 21: include limits the files searched', async () => {
+        ws.file('a.ts', 'needle\n');
+        ws.file('b.js', 'needle\n');
+        ws.file('sub/c.ts', 'needle\n');
+        const call = grepGate(ws.dir(), js);
+        expect(matchLines((await call({ pattern: 'needle', include: '*.ts' })).content).sort()).toEqual([
+          'a.ts:1: needle',
+          'sub/c.ts:1: needle',
+        ]);
+      });
+
+      it('Property 24: .gitignore is respected; hidden and binary files are skipped', async () => {
+        ws.file('.gitignore', 'build/\n');
+        ws.file('build/x.txt', 'needle\n');
+        ws.file('.hidden.txt', 'needle\n');
+        ws.file('bin.dat', Buffer.from('needle\0\u0001\u0002'));
+        ws.file('ok.txt', 'needle\n');
+        const call = grepGate(ws.dir(), js);
+        expect(matchLines((await call({ pattern: 'needle' })).content)).toEqual(['ok.txt:1: needle']);
+      });
+
+      it('fixed strings, context lines, a path, and max_results', async () => {
+        ws.file('s/a.txt', 'one\na.b\nthree\naxb\nfive\n');
+        const call = grepGate(ws.dir(), js);
+        expect(matchLines((await call({ pattern: 'a.b', fixed_strings: true })).content)).toEqual([
+          's/a.txt:2: a.b',
+        ]);
+        expect((await call({ pattern: 'three', context: 1, path: 's' })).content).toBe(
+          's/a.txt-2- a.b\ns/a.txt:3: three\ns/a.txt-4- axb',
+        );
+        expect((await call({ pattern: 'three', path: 's/a.txt' })).content).toBe('s/a.txt:3: three');
+        const capped = await call({ pattern: '.', max_results: 2 });
+        expect(matchLines(capped.content)).toHaveLength(2);
+        expect(capped.content).toMatch(/more matches not shown/);
+      });
+
+      it('a bad regular expression is BadArgs with the reason', async () => {
+        ws.file('a.txt', 'x\n');
+        const r = await grepGate(ws.dir(), js)({ pattern: '(unclosed' });
+        expect(r.error?.type).toBe('BadArgs');
+        expect(r.content).toMatch(/unclosed|Unterminated/i);
+      });
+
+      it('leaves out files under denied patterns and never follows symlinks out', async () => {
+        const outside = makeTempDir();
+        const { writeFileSync, symlinkSync } = await import('node:fs');
+        writeFileSync(`${outside}/o.txt`, 'needle\n');
+        symlinkSync(outside, `${ws.dir()}/out`);
+        ws.file('k/server.pem', 'needle\n');
+        ws.file('in.txt', 'needle\n');
+        expect(matchLines((await grepGate(ws.dir(), js)({ pattern: 'needle' })).content)).toEqual([
+          'in.txt:1: needle',
+        ]);
+      });
+    });
+  }
+
+  it('the default pipeline grep uses ripgrep', async () => {
+    ws.file('a.txt', 'x\n');
+    const { gate } = gateFor(ws.dir());
+    const [r] = await gate.execute([{ id: '1', name: 'grep', arguments: { pattern: 'x' } }]);
+    expect(r?.metadata).toMatchObject({ engine: 'ripgrep' });
+  });
+});

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { defineTool } from '../../core/define-tool.js';
+import { ToolError } from '../../core/tool-error.js';
+import { openForRead } from '../../sandbox/safe-fs.js';
+import { checkPattern } from './glob.js';
+import { grepWithJavaScript, queryRegex } from './grep-fallback.js';
+import { grepWithRipgrep, ripgrepBinary } from './grep-ripgrep.js';
+import type { GrepLine, GrepQuery } from './grep-types.js';
+
+const args = z.strictObject({
+  pattern: z
+    .string()
+    .min(1)
+    .describe('Regular expression to search for (or literal text with fixed_strings).'),
+  path: z
+    .string()
+    .min(1)
+    .default('.')
+    .describe('File or directory to search, relative to the workspace root.'),
+  include: z.string().min(1).optional().describe('Only search files matching this glob, e.g. "*.ts".'),
+  case_sensitive: z.boolean().default(false).describe('Match case exactly (default: ignore case).'),
+  fixed_strings: z.boolean().default(false).describe('Treat the pattern as literal text, not a regex.'),
+  context: z
+    .number()
+    .int()
+    .min(0)
+    .max(20)
+    .default(0)
+    .describe('Lines of context before and after each match.'),
+  max_results: z.number().int().min(1).max(5000).default(200).describe('Most matching lines to return.'),
+});
+
+export interface GrepSettings {
+  timeoutMs?: number;
+  /** Force the JavaScript search (tests, or a machine without the ripgrep binary). */
+  forceJavaScript?: boolean;
+}
+
+/**
+ * Searches file contents: ripgrep's --json stream when its binary is there (stopped at the cap),
+ * a JavaScript search otherwise. Honours .gitignore, skips binary and hidden files, never follows
+ * symlinks, leaves out denied paths. Output: `path:line: text` (context lines `path-line- text`).
+ */
+export function createGrepTool(settings: GrepSettings = {}) {
+  return defineTool({
+    name: 'grep',
+    description:
+      'Search file contents for a regular expression (case-insensitive unless case_sensitive). Prints "path:line: text" for each matching line, paths relative to the workspace root. Respects .gitignore; skips binary and hidden files.',
+    args,
+    tier: 'read_only',
+    category: 'filesystem',
+    ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
+    summary: (a) =>
+      `Search for ${JSON.stringify(a.pattern)}${a.path === '.' ? '' : ` in ${a.path}`}${a.include ? ` (${a.include})` : ''}`,
+    locations: (a) => [{ path: a.path, access: 'read' }],
+    async execute(a, ctx) {
+      if (a.include) checkPattern(a.include);
+      const query: GrepQuery = {
+        pattern: a.pattern,
+        caseSensitive: a.case_sensitive,
+        fixedStrings: a.fixed_strings,
+        context: a.context,
+        include: a.include,
+        maxResults: a.max_results,
+      };
+      const base = ctx.sandbox.resolve(a.path);
+      // A real file or directory in the root, not a link swapped in after validation.
+      let isFile = true;
+      try {
+        const { handle } = await openForRead(base, ctx.sandbox, 'file');
+        await handle.close();
+      } catch (error) {
+        if (!(ToolError.isInstance(error) && error.type === 'BadArgs')) throw error;
+        const { handle } = await openForRead(base, ctx.sandbox, 'directory');
+        await handle.close();
+        isFile = false;
+      }
+      const out: string[] = [];
+      let matches = 0;
+      let lastPath = '';
+      let lastLine = -1;
+      let more = false;
+      /** Takes a line whose path is relative to the root; false = stop, the cap is reached. */
+      const accept = (line: GrepLine): boolean => {
+        const fromRoot = line.path;
+        if (ctx.sandbox.deniedPattern(fromRoot) !== undefined) return true;
+        if (line.kind === 'match' && matches >= a.max_results) {
+          more = true;
+          return false;
+        }
+        if (query.context > 0 && out.length > 0 && (fromRoot !== lastPath || line.line !== lastLine + 1))
+          out.push('--');
+        out.push(
+          line.kind === 'match'
+            ? `${fromRoot}:${line.line}: ${line.text}`
+            : `${fromRoot}-${line.line}- ${line.text}`,
+        );
+        if (line.kind === 'match') matches++;
+        lastPath = fromRoot;
+        lastLine = line.line;
+        return true;
+      };
+      const binary = settings.forceJavaScript ? undefined : ripgrepBinary();
+      if (binary) {
+        const parent = isFile ? base.absolute.slice(0, base.absolute.lastIndexOf('/')) : base.absolute;
+        const target = isFile ? base.absolute.slice(parent.length + 1) : '.';
+        // rg prints paths relative to its cwd (the searched directory, or a file's directory).
+        const toRoot = (p: string) =>
+          isFile ? base.relative : base.relative === '.' ? p : `${base.relative}/${p}`;
+        await grepWithRipgrep(
+          binary,
+          parent,
+          target,
+          query,
+          (line) => accept({ ...line, path: toRoot(line.path) }),
+          ctx.signal,
+        );
+      } else {
+        queryRegex(query); // report a bad pattern before walking anything
+        await grepWithJavaScript(base.root, base.relative, isFile, query, accept, ctx.signal);
+      }
+      // Trailing context lines after the last counted match are fine; drop a dangling separator.
+      while (out.at(-1) === '--') out.pop();
+      if (matches === 0) {
+        return {
+          content: `No matches for ${JSON.stringify(a.pattern)} in ${base.relative === '.' ? 'the workspace' : base.relative}.`,
+          metadata: { matches: 0 },
+        };
+      }
+      return {
+        content:
+          out.join('\n') +
+          (more
+            ? `\n[more matches not shown: stopped at max_results = ${a.max_results}; narrow the search]`
+            : ''),
+        display: `${matches}${more ? '+' : ''} match(es) for ${a.pattern}`,
+        metadata: { matches, truncated: more, engine: binary ? 'ripgrep' : 'javascript' },
+      };
+    },
+  });
+}
