@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { useWorkspace } from '../../../test/helpers/workspace.js';
+import { makeTempDir, useWorkspace } from '../../../test/helpers/workspace.js';
 import { validateConfig } from '../../config/load-config.js';
 import { approveAll } from '../../core/confirmation.js';
 import { createToolgate } from '../../toolgate.js';
@@ -56,10 +56,12 @@ describe('write_file', () => {
       fc.asyncProperty(
         fc.array(fc.stringMatching(/^[a-z]{1,6}$/), { minLength: 1, maxLength: 5 }),
         async (dirs) => {
+          const root = makeTempDir('toolgate-p12-');
           const rel = `${dirs.join('/')}/f.txt`;
-          const r = await write({ path: rel, content: rel, overwrite: true });
-          expect(r.ok).toBe(true);
-          expect(readFileSync(path.join(ws.dir(), rel), 'utf8')).toBe(rel);
+          const gate = createToolgate({ config: validateConfig({}), roots: [root], approver: approveAll });
+          const [r] = await gate.execute([{ id: '1', name: 'write_file', arguments: { path: rel, content: rel } }]);
+          expect(r?.ok).toBe(true);
+          expect(readFileSync(path.join(root, rel), 'utf8')).toBe(rel);
         },
       ),
       { numRuns: 30 },
