@@ -59,7 +59,9 @@ describe('write_file', () => {
           const root = makeTempDir('toolgate-p12-');
           const rel = `${dirs.join('/')}/f.txt`;
           const gate = createToolgate({ config: validateConfig({}), roots: [root], approver: approveAll });
-          const [r] = await gate.execute([{ id: '1', name: 'write_file', arguments: { path: rel, content: rel } }]);
+          const [r] = await gate.execute([
+            { id: '1', name: 'write_file', arguments: { path: rel, content: rel } },
+          ]);
           expect(r?.ok).toBe(true);
           expect(readFileSync(path.join(root, rel), 'utf8')).toBe(rel);
         },
