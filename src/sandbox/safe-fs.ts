@@ -35,6 +35,21 @@ export function throughFd(handle: FileHandle, fallback: string): string {
   return HAS_PROC_FD ? `/proc/self/fd/${handle.fd}` : fallback;
 }
 
+/**
+ * The same, for a child process: its own /proc/self differs, so it names our pid. A child given
+ * this as its cwd starts in the verified directory inode whatever its name points to by then.
+ */
+export function throughFdForChild(handle: FileHandle, fallback: string): string {
+  return HAS_PROC_FD ? `/proc/${process.pid}/fd/${handle.fd}` : fallback;
+}
+
+/** True when an opened descriptor's real path lies under `dir` (a canonical directory). */
+export async function descriptorIsUnder(handle: FileHandle, dir: string): Promise<boolean> {
+  if (!HAS_PROC_FD) return true; // callers also re-validate; without /proc this check is unavailable
+  const actual = await readlink(`/proc/self/fd/${handle.fd}`);
+  return actual.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+}
+
 function raced(relative: string): ToolError {
   return new ToolError(
     'SandboxViolation',

@@ -2,7 +2,7 @@ import { glob as tinyglob } from 'tinyglobby';
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
-import { openForRead } from '../../sandbox/safe-fs.js';
+import { openForRead, throughFd } from '../../sandbox/safe-fs.js';
 import { GitignoreFilter } from './gitignore-filter.js';
 
 const args = z.strictObject({
@@ -53,16 +53,21 @@ export function createGlobTool(settings: { timeoutMs?: number } = {}) {
       const base = ctx.sandbox.resolve(a.path);
       // Verifies it is a real directory inside the root (and not a link swapped in) before walking.
       const { handle } = await openForRead(base, ctx.sandbox, 'directory');
-      await handle.close();
-      const found = await tinyglob(a.pattern, {
-        cwd: base.absolute,
-        dot: a.include_hidden,
-        followSymbolicLinks: false,
-        onlyFiles: true,
-        expandDirectories: false,
-        ignore: ['**/.git/**'],
-        signal: ctx.signal,
-      });
+      let found: string[];
+      try {
+        // Walk from the verified directory inode, not its name (which a racing link could take over).
+        found = await tinyglob(a.pattern, {
+          cwd: throughFd(handle, base.absolute),
+          dot: a.include_hidden,
+          followSymbolicLinks: false,
+          onlyFiles: true,
+          expandDirectories: false,
+          ignore: ['**/.git/**'],
+          signal: ctx.signal,
+        });
+      } finally {
+        await handle.close();
+      }
       const prefix = base.relative === '.' ? '' : `${base.relative}/`;
       const filter = new GitignoreFilter(base.root);
       const kept: string[] = [];

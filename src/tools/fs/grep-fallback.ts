@@ -1,8 +1,9 @@
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import picomatch from 'picomatch';
 import { glob as tinyglob } from 'tinyglobby';
 import { ToolError } from '../../core/tool-error.js';
+import { descriptorIsUnder, throughFd } from '../../sandbox/safe-fs.js';
 import { GitignoreFilter } from './gitignore-filter.js';
 import { clipLine, type GrepLine, type GrepQuery } from './grep-types.js';
 import { sniffBinary } from './sniff-binary.js';
@@ -23,78 +24,110 @@ export function queryRegex(query: GrepQuery): RegExp {
  * The same search in JavaScript, for when the ripgrep binary is missing: files from tinyglobby
  * (no symlinks followed, hidden skipped), .gitignore honoured, binary files skipped, line by line.
  */
+export interface JsSearchTarget {
+  /** The verified directory to walk, or undefined when searching one file. */
+  dir: FileHandle | undefined;
+  /** The verified file to search, or undefined when walking a directory. */
+  file: FileHandle | undefined;
+  baseRelative: string;
+  baseAbsolute: string;
+  root: string;
+}
+
 export async function grepWithJavaScript(
-  root: string,
-  baseRelative: string,
-  isFile: boolean,
+  target: JsSearchTarget,
   query: GrepQuery,
   accept: (line: GrepLine) => boolean,
   signal: AbortSignal,
 ): Promise<{ stopped: boolean }> {
   const regex = queryRegex(query);
-  const prefix = baseRelative === '.' ? '' : `${baseRelative}/`;
-  const files = isFile
-    ? [baseRelative]
-    : (
-        await tinyglob('**/*', {
-          cwd: `${root}/${baseRelative}`,
-          dot: false,
-          followSymbolicLinks: false,
-          onlyFiles: true,
-          expandDirectories: false,
-          ignore: ['**/.git/**'],
-          signal,
-        })
-      )
-        .map((rel) => prefix + rel)
-        .sort();
+  if (target.file) {
+    const lines = await linesOf(target.file);
+    return { stopped: lines ? !emit(target.baseRelative, lines, regex, query, accept) : false };
+  }
+  if (!target.dir) return { stopped: false };
+  const dirPath = throughFd(target.dir, target.baseAbsolute);
+  const prefix = target.baseRelative === '.' ? '' : `${target.baseRelative}/`;
+  const files = (
+    await tinyglob('**/*', {
+      cwd: dirPath,
+      dot: false,
+      followSymbolicLinks: false,
+      onlyFiles: true,
+      expandDirectories: false,
+      ignore: ['**/.git/**'],
+      signal,
+    })
+  ).sort();
   const include = query.include
     ? picomatch(query.include, { dot: true, basename: !query.include.includes('/') })
     : undefined;
-  const filter = new GitignoreFilter(root);
-  for (const file of files) {
+  const filter = new GitignoreFilter(target.root);
+  for (const rel of files) {
     if (signal.aborted) throw new ToolError('Cancelled', 'cancelled');
-    if (include && !include(file)) continue;
-    if (!isFile && (await filter.ignores(file))) continue;
-    const lines = await readTextLines(`${root}/${file}`);
-    if (!lines) continue;
-    // Every matching line plus `context` lines around it, each shown once, in file order.
-    const matched = lines.map((l) => regex.test(l));
-    const shown = new Array<boolean>(lines.length).fill(false);
-    matched.forEach((m, i) => {
-      if (!m) return;
-      for (let k = Math.max(0, i - query.context); k <= Math.min(lines.length - 1, i + query.context); k++)
-        shown[k] = true;
-    });
-    for (let k = 0; k < lines.length; k++) {
-      if (!shown[k]) continue;
-      const line = {
-        path: file,
-        line: k + 1,
-        text: clipLine(lines[k] as string),
-        kind: matched[k] ? 'match' : 'context',
-      } as const;
-      if (!accept(line)) return { stopped: true };
+    const fromRoot = prefix + rel;
+    if (include && !include(rel)) continue;
+    if (await filter.ignores(fromRoot)) continue;
+    const handle = await openNoFollow(`${dirPath}/${rel}`);
+    if (!handle) continue;
+    try {
+      // A subdirectory swapped for a link meanwhile would lead outside: only files still under the base count.
+      if (!(await descriptorIsUnder(handle, target.baseAbsolute))) continue;
+      const lines = await linesOf(handle);
+      if (lines && !emit(fromRoot, lines, regex, query, accept)) return { stopped: true };
+    } finally {
+      await handle.close();
     }
   }
   return { stopped: false };
 }
 
-async function readTextLines(file: string): Promise<string[] | undefined> {
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
+/** Every matching line plus `context` lines around it, each once, in order; false = stop. */
+function emit(
+  path: string,
+  lines: string[],
+  regex: RegExp,
+  query: GrepQuery,
+  accept: (line: GrepLine) => boolean,
+): boolean {
+  const matched = lines.map((l) => regex.test(l));
+  const shown = new Array<boolean>(lines.length).fill(false);
+  matched.forEach((m, i) => {
+    if (!m) return;
+    for (let k = Math.max(0, i - query.context); k <= Math.min(lines.length - 1, i + query.context); k++)
+      shown[k] = true;
+  });
+  for (let k = 0; k < lines.length; k++) {
+    if (!shown[k]) continue;
+    if (
+      !accept({
+        path,
+        line: k + 1,
+        text: clipLine(lines[k] as string),
+        kind: matched[k] ? 'match' : 'context',
+      })
+    )
+      return false;
+  }
+  return true;
+}
+
+async function openNoFollow(file: string): Promise<FileHandle | undefined> {
   try {
-    handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-    const stat = await handle.stat();
-    if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return undefined;
-    const bytes = await handle.readFile();
-    if (sniffBinary(bytes.subarray(0, 8192), bytes.length <= 8192)) return undefined;
-    const text = bytes.toString('utf8');
-    const lines = text.split('\n');
-    if (lines.at(-1) === '') lines.pop();
-    return lines;
+    return await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch {
     return undefined;
-  } finally {
-    await handle?.close();
   }
+}
+
+async function linesOf(handle: FileHandle): Promise<string[] | undefined> {
+  const stat = await handle.stat();
+  if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return undefined;
+  const bytes = Buffer.alloc(stat.size);
+  const { bytesRead } = stat.size > 0 ? await handle.read(bytes, 0, stat.size, 0) : { bytesRead: 0 };
+  const data = bytes.subarray(0, bytesRead);
+  if (sniffBinary(data.subarray(0, 8192), data.length <= 8192)) return undefined;
+  const lines = data.toString('utf8').split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
 }

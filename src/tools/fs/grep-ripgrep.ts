@@ -1,6 +1,7 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { rgPath } from '@vscode/ripgrep';
 import { ToolError } from '../../core/tool-error.js';
 import { clipLine, type GrepLine, type GrepQuery } from './grep-types.js';
@@ -21,8 +22,7 @@ interface RgEvent {
  */
 export async function grepWithRipgrep(
   binary: string,
-  cwd: string,
-  target: string,
+  where: { cwd: string; target: string; stdinFd?: number },
   query: GrepQuery,
   accept: (line: GrepLine) => boolean,
   signal: AbortSignal,
@@ -41,9 +41,12 @@ export async function grepWithRipgrep(
     '--regexp',
     query.pattern,
     '--',
-    target,
+    where.target,
   ];
-  const child = spawn(binary, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(binary, args, {
+    cwd: where.cwd,
+    stdio: [where.stdinFd ?? 'ignore', 'pipe', 'pipe'],
+  }) as ChildProcessByStdio<null, Readable, Readable>;
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (d: string) => {

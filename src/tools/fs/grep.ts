@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
-import { openForRead } from '../../sandbox/safe-fs.js';
+import { openForRead, throughFd, throughFdForChild } from '../../sandbox/safe-fs.js';
 import { checkPattern } from './glob.js';
 import { grepWithJavaScript, queryRegex } from './grep-fallback.js';
 import { grepWithRipgrep, ripgrepBinary } from './grep-ripgrep.js';
 import type { GrepLine, GrepQuery } from './grep-types.js';
+import { sniffBinary } from './sniff-binary.js';
+import { verifyGrepLines } from './verify-grep-lines.js';
 
 const args = z.strictObject({
   pattern: z
@@ -64,15 +66,16 @@ export function createGrepTool(settings: GrepSettings = {}) {
         maxResults: a.max_results,
       };
       const base = ctx.sandbox.resolve(a.path);
-      // A real file or directory in the root, not a link swapped in after validation.
+      // Open the real file or directory in the root (never a link swapped in after validation) and
+      // search through that descriptor, so a racing rename cannot point the search elsewhere.
+      let opened: Awaited<ReturnType<typeof openForRead>>;
       let isFile = true;
       try {
-        const { handle } = await openForRead(base, ctx.sandbox, 'file');
-        await handle.close();
+        opened = await openForRead(base, ctx.sandbox, 'file');
       } catch (error) {
-        if (!(ToolError.isInstance(error) && error.type === 'BadArgs')) throw error;
-        const { handle } = await openForRead(base, ctx.sandbox, 'directory');
-        await handle.close();
+        if (!(ToolError.isInstance(error) && error.type === 'BadArgs' && /directory/.test(error.message)))
+          throw error;
+        opened = await openForRead(base, ctx.sandbox, 'directory');
         isFile = false;
       }
       const out: string[] = [];
@@ -101,23 +104,81 @@ export function createGrepTool(settings: GrepSettings = {}) {
         return true;
       };
       const binary = settings.forceJavaScript ? undefined : ripgrepBinary();
-      if (binary) {
-        const parent = isFile ? base.absolute.slice(0, base.absolute.lastIndexOf('/')) : base.absolute;
-        const target = isFile ? base.absolute.slice(parent.length + 1) : '.';
-        // rg prints paths relative to its cwd (the searched directory, or a file's directory).
-        const toRoot = (p: string) =>
-          isFile ? base.relative : base.relative === '.' ? p : `${base.relative}/${p}`;
-        await grepWithRipgrep(
-          binary,
-          parent,
-          target,
-          query,
-          (line) => accept({ ...line, path: toRoot(line.path) }),
-          ctx.signal,
-        );
-      } else {
-        queryRegex(query); // report a bad pattern before walking anything
-        await grepWithJavaScript(base.root, base.relative, isFile, query, accept, ctx.signal);
+      try {
+        const { handle, stat } = opened;
+        if (isFile) {
+          // One explicit file: binary files have no lines to show (as when walking a tree).
+          const sample = Buffer.alloc(Math.min(8192, stat.size));
+          await handle.read(sample, 0, sample.length, 0);
+          if (!sniffBinary(sample, sample.length === stat.size)) {
+            if (binary) {
+              await grepWithRipgrep(
+                binary,
+                { cwd: base.root, target: '-', stdinFd: handle.fd },
+                query,
+                (line) => accept({ ...line, path: base.relative }),
+                ctx.signal,
+              );
+            } else {
+              await grepWithJavaScript(
+                {
+                  dir: undefined,
+                  file: handle,
+                  baseRelative: base.relative,
+                  baseAbsolute: base.absolute,
+                  root: base.root,
+                },
+                query,
+                accept,
+                ctx.signal,
+              );
+            }
+          }
+        } else if (binary) {
+          // rg prints paths relative to its cwd: the verified directory. It only finds (file, line);
+          // the text is read again through the verified descriptor (see verify-grep-lines.ts).
+          const toRoot = (p: string) => (base.relative === '.' ? p : `${base.relative}/${p}`);
+          const found: GrepLine[] = [];
+          let counted = 0;
+          await grepWithRipgrep(
+            binary,
+            { cwd: throughFdForChild(handle, base.absolute), target: '.' },
+            query,
+            (line) => {
+              if (line.kind === 'match' && counted >= a.max_results) {
+                more = true;
+                return false;
+              }
+              if (line.kind === 'match') counted++;
+              found.push({ ...line, path: toRoot(line.path) });
+              return true;
+            },
+            ctx.signal,
+          );
+          const prefixLength = base.relative === '.' ? 0 : base.relative.length + 1;
+          const verified = await verifyGrepLines(found, {
+            fdPath: throughFd(handle, base.absolute),
+            absolute: base.absolute,
+            relativeToBase: (fromRoot) => fromRoot.slice(prefixLength),
+          });
+          for (const line of verified) accept(line);
+        } else {
+          queryRegex(query); // report a bad pattern before walking anything
+          await grepWithJavaScript(
+            {
+              dir: handle,
+              file: undefined,
+              baseRelative: base.relative,
+              baseAbsolute: base.absolute,
+              root: base.root,
+            },
+            query,
+            accept,
+            ctx.signal,
+          );
+        }
+      } finally {
+        await opened.handle.close();
       }
       // Trailing context lines after the last counted match are fine; drop a dangling separator.
       while (out.at(-1) === '--') out.pop();
