@@ -1,8 +1,12 @@
 // `npm run bench`: side-by-side timings against a reference in the same run; prints a Markdown
 // table for BENCHMARKS.md. Never a pass/fail: budgets are compared by a person.
-import { realpathSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { rgPath } from '@vscode/ripgrep';
+import { glob as tinyglob } from 'tinyglobby';
 import { z } from 'zod';
 import { approveAll, createToolgate, defineTool, Sandbox, validateConfig } from '../dist/index.js';
 
@@ -78,8 +82,115 @@ function sandboxCheck() {
   ]);
 }
 
+async function timeMedian(fn, runs) {
+  await fn(); // warm-up
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}
+
+const ms = (x) => `${x.toFixed(1)} ms`;
+
+async function grepTree() {
+  const gate = createToolgate({ config: validateConfig({}) });
+  const args = { path: 'node_modules', pattern: 'createHash', max_results: 5000 };
+  let count = 0;
+  const ours = await timeMedian(async () => {
+    const [r] = await gate.execute([{ id: '1', name: 'grep', arguments: args }]);
+    count = r.metadata?.matches ?? 0;
+  }, 7);
+  let refCount = 0;
+  const ref = await timeMedian(async () => {
+    const out = spawnSync(
+      rgPath,
+      [
+        '--json',
+        '--no-config',
+        '--no-require-git',
+        '--ignore-case',
+        '--glob',
+        '!.git',
+        '--regexp',
+        'createHash',
+        '--',
+        '.',
+      ],
+      {
+        cwd: 'node_modules',
+        maxBuffer: 1 << 28,
+        encoding: 'utf8',
+      },
+    );
+    refCount = out.stdout.split('\n').filter((l) => l.startsWith('{"type":"match"')).length;
+  }, 7);
+  rows.push([
+    `grep "createHash" over node_modules (${count} matches; rg: ${refCount})`,
+    ms(ours),
+    `rg --json directly ${ms(ref)}`,
+    `${(ours / ref).toFixed(2)}×`,
+    '≤ 1.3×',
+  ]);
+}
+
+async function globTree() {
+  const gate = createToolgate({ config: validateConfig({}) });
+  let count = 0;
+  const ours = await timeMedian(async () => {
+    const [r] = await gate.execute([
+      { id: '1', name: 'glob', arguments: { path: 'node_modules', pattern: '**/*.js', max_results: 10000 } },
+    ]);
+    count = r.metadata?.matches ?? 0;
+  }, 7);
+  let refCount = 0;
+  const ref = await timeMedian(async () => {
+    const found = await tinyglob('**/*.js', {
+      cwd: 'node_modules',
+      followSymbolicLinks: false,
+      expandDirectories: false,
+    });
+    refCount = found.length;
+  }, 7);
+  rows.push([
+    `glob "**/*.js" over node_modules (${count} files; tinyglobby: ${refCount})`,
+    ms(ours),
+    `tinyglobby alone ${ms(ref)}`,
+    `${(ours / ref).toFixed(2)}×`,
+    '—',
+  ]);
+}
+
+async function readTail() {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-')));
+  const lines = Array.from({ length: 40_000 }, (_, i) => `line ${i} ${'x'.repeat(40)}`);
+  writeFileSync(path.join(dir, 'big.txt'), `${lines.join('\n')}\n`);
+  const size = readFileSync(path.join(dir, 'big.txt')).length;
+  const gate = createToolgate({ config: validateConfig({}), roots: [dir] });
+  const args = { path: 'big.txt', start_line: 39_951, end_line: 40_000 };
+  const ours = await timeMedian(async () => {
+    const [r] = await gate.execute([{ id: '1', name: 'read_file', arguments: args }]);
+    if (!r.ok) throw new Error(r.content);
+  }, 30);
+  const ref = await timeMedian(() => {
+    readFileSync(path.join(dir, 'big.txt'), 'utf8').split('\n').slice(39_950, 40_000).join('\n');
+  }, 30);
+  rows.push([
+    `read_file: last 50 lines of a ${(size / 1e6).toFixed(1)} MB file`,
+    ms(ours),
+    `readFileSync + split ${ms(ref)}`,
+    `${(ours / ref).toFixed(2)}×`,
+    '—',
+  ]);
+}
+
 await pipelineOverhead();
 sandboxCheck();
+await grepTree();
+await globTree();
+await readTail();
 
 console.log(
   `Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${new Date().toISOString().slice(0, 10)}\n`,

@@ -8,22 +8,52 @@ import { readSmallFile } from './gitignore-rules.js';
  */
 export class GitignoreFilter {
   readonly #root: string;
+  /** Depth of the search base under the root: it and its ancestors are never "ignored" (as in rg). */
+  readonly #baseDepth: number;
+  readonly #baseParts: readonly string[];
   readonly #rules = new Map<string, Promise<Ignore | undefined>>();
   readonly #dirIgnored = new Map<string, Promise<boolean>>();
 
-  constructor(root: string) {
+  /**
+   * `base` is where the search starts (relative to the root): naming it explicitly means searching
+   * it, even when an ancestor's .gitignore lists it (say `node_modules`), as ripgrep does.
+   */
+  constructor(root: string, base = '') {
     this.#root = root;
+    this.#baseParts = base === '.' ? [] : base.split('/').filter(Boolean);
+    this.#baseDepth = this.#baseParts.length;
   }
 
   #rulesFor(dir: string): Promise<Ignore | undefined> {
     let rules = this.#rules.get(dir);
     if (!rules) {
       rules = readSmallFile(`${this.#root}${dir ? `/${dir}` : ''}/.gitignore`).then((text) =>
-        text === undefined ? undefined : ignore().add(text),
+        text === undefined ? undefined : ignore().add(this.#withoutBaseExclusions(dir, text)),
       );
       this.#rules.set(dir, rules);
     }
     return rules;
+  }
+
+  /**
+   * In a .gitignore above the search base, lines that exclude the base or one of its ancestors are
+   * dropped: the base was named explicitly, so it and what is under it are searched (the other
+   * lines, like `*.tmp`, still apply).
+   */
+  #withoutBaseExclusions(dir: string, text: string): string {
+    const depth = dir === '' ? 0 : dir.split('/').length;
+    if (depth >= this.#baseDepth) return text;
+    const below = this.#baseParts.slice(depth);
+    const prefixes = below.map((_, i) => `${below.slice(0, i + 1).join('/')}/`);
+    return text
+      .split(/\r?\n/)
+      .filter((line) => {
+        const t = line.trim();
+        if (t === '' || t.startsWith('#') || t.startsWith('!')) return true;
+        const one = ignore().add(line);
+        return !prefixes.some((p) => one.ignores(p));
+      })
+      .join('\n');
   }
 
   /** Whether `parts` (a path under the root) is matched by a .gitignore of one of its ancestors. */
@@ -42,7 +72,7 @@ export class GitignoreFilter {
     let result = this.#dirIgnored.get(key);
     if (!result) {
       result = (async () => {
-        if (parts.length === 0) return false;
+        if (parts.length <= this.#baseDepth) return false;
         if (await this.#directoryIgnored(parts.slice(0, -1))) return true;
         return this.#matched(parts, true);
       })();

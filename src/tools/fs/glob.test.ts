@@ -100,3 +100,17 @@ describe('glob', () => {
     }
   });
 });
+
+describe('glob in an ignored directory named explicitly', () => {
+  const ws = useWorkspace();
+  it('searches it (as ripgrep does), still honouring rules below it', async () => {
+    ws.file('.gitignore', 'vendor/\n*.tmp\n');
+    ws.file('vendor/lib/a.js', '');
+    ws.file('vendor/lib/b.tmp', '');
+    ws.file('vendor/.gitignore', 'lib/skip/\n');
+    ws.file('vendor/lib/skip/c.js', '');
+    const { call } = gateFor(ws.dir());
+    expect((await call('glob', { pattern: '**/*' })).content).toMatch(/^No files match/);
+    expect((await call('glob', { pattern: '**/*', path: 'vendor' })).content).toBe('vendor/lib/a.js');
+  });
+});

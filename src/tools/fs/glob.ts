@@ -69,7 +69,7 @@ export function createGlobTool(settings: { timeoutMs?: number } = {}) {
         await handle.close();
       }
       const prefix = base.relative === '.' ? '' : `${base.relative}/`;
-      const filter = new GitignoreFilter(base.root);
+      const filter = new GitignoreFilter(base.root, base.relative);
       const kept: string[] = [];
       let ignored = 0;
       for (const rel of found) {

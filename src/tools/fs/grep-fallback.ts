@@ -62,7 +62,7 @@ export async function grepWithJavaScript(
   const include = query.include
     ? picomatch(query.include, { dot: true, basename: !query.include.includes('/') })
     : undefined;
-  const filter = new GitignoreFilter(target.root);
+  const filter = new GitignoreFilter(target.root, target.baseRelative);
   for (const rel of files) {
     if (signal.aborted) throw new ToolError('Cancelled', 'cancelled');
     const fromRoot = prefix + rel;

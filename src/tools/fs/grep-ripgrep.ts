@@ -13,7 +13,12 @@ export function ripgrepBinary(): string | undefined {
 
 interface RgEvent {
   type: string;
-  data?: { path?: { text?: string }; lines?: { text?: string }; line_number?: number };
+  data?: {
+    path?: { text?: string };
+    lines?: { text?: string };
+    line_number?: number;
+    absolute_offset?: number;
+  };
 }
 
 /**
@@ -82,6 +87,8 @@ export async function grepWithRipgrep(
         line: event.data.line_number,
         text: clipLine(text),
         kind: event.type,
+        raw: text,
+        ...(event.data.absolute_offset === undefined ? {} : { offset: event.data.absolute_offset }),
       });
       if (!keepGoing) {
         stop();

@@ -5,6 +5,9 @@ export interface GrepLine {
   line: number;
   text: string;
   kind: 'match' | 'context';
+  /** From ripgrep: the line's byte offset and exact text, to check it against our own read. */
+  offset?: number;
+  raw?: string;
 }
 
 export interface GrepQuery {

@@ -1,5 +1,6 @@
-import { symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir, useWorkspace } from '../../../test/helpers/workspace.js';
 import { validateConfig } from '../../config/load-config.js';
@@ -92,5 +93,79 @@ describe('list_directory', () => {
     const gate = createToolgate({ config: validateConfig({}), roots: [ws.dir()] });
     const [r] = await gate.execute([{ id: '1', name: 'list_directory', arguments: { path: 'f.txt' } }]);
     expect(r?.error?.type).toBe('BadArgs');
+  });
+});
+
+describe('list_directory properties', () => {
+  const tree = fc.uniqueArray(
+    fc
+      .array(fc.constantFrom('a', 'b', '.h', 'c.txt', '.d.txt'), { minLength: 1, maxLength: 4 })
+      .map((parts) => parts.join('/')),
+    { minLength: 1, maxLength: 10, selector: (p) => p },
+  );
+
+  function build(paths: string[]): string {
+    const root = makeTempDir('toolgate-ls-');
+    for (const p of paths) {
+      const full = path.join(root, p);
+      try {
+        mkdirSync(path.dirname(full), { recursive: true });
+        writeFileSync(full, 'x');
+      } catch {
+        // a path that needs a file as a directory: skip it, the tree stays valid
+      }
+    }
+    return root;
+  }
+
+  function depthOf(entries: Listing['entries'] | undefined): number {
+    if (!entries || entries.length === 0) return 0;
+    return 1 + Math.max(...entries.map((e) => depthOf(e.children)));
+  }
+
+  it('Property 22: every (non-hidden) entry of the directory is listed', async () => {
+    await fc.assert(
+      fc.asyncProperty(tree, fc.boolean(), async (paths, hidden) => {
+        const root = build(paths);
+        const gate = createToolgate({ config: validateConfig({}), roots: [root] });
+        const [r] = await gate.execute([
+          { id: '1', name: 'list_directory', arguments: { path: '.', include_hidden: hidden } },
+        ]);
+        const names = (JSON.parse(r?.content ?? '{}') as Listing).entries.map((e) => e.name).sort();
+        const expected = readdirSync(root)
+          .filter((n) => hidden || !n.startsWith('.'))
+          .sort();
+        expect(names).toEqual(expected);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('Property 23: recursion includes subdirectory contents down to depth, and no deeper', async () => {
+    await fc.assert(
+      fc.asyncProperty(tree, fc.integer({ min: 0, max: 3 }), async (paths, depth) => {
+        const root = build(paths);
+        const gate = createToolgate({ config: validateConfig({}), roots: [root] });
+        const [r] = await gate.execute([
+          { id: '1', name: 'list_directory', arguments: { path: '.', depth, include_hidden: true } },
+        ]);
+        const listing = JSON.parse(r?.content ?? '{}') as Listing;
+        expect(depthOf(listing.entries)).toBeLessThanOrEqual(depth + 1);
+        // Every file at most depth+1 levels down is present.
+        const flat: string[] = [];
+        const walk = (entries: Listing['entries'], prefix: string) => {
+          for (const e of entries) {
+            flat.push(prefix + e.name);
+            if (e.children) walk(e.children, `${prefix}${e.name}/`);
+          }
+        };
+        walk(listing.entries, '');
+        for (const p of paths) {
+          const parts = p.split('/');
+          if (parts.length <= depth + 1 && existsSync(path.join(root, p))) expect(flat).toContain(p);
+        }
+      }),
+      { numRuns: 30 },
+    );
   });
 });

@@ -133,3 +133,28 @@ describe('read_file (FR-TOOL-READ-01)', () => {
     expect(await read({ path: 'empty.txt' })).toMatchObject({ ok: true, content: '' });
   });
 });
+
+describe('read_file and the read-before-write guard', () => {
+  const ws = useWorkspace();
+  it('a ranged read (start, middle or end of a large file) records the hash of the whole file', async () => {
+    const content = Array.from({ length: 20_000 }, (_, i) => `line ${i}`).join('\n');
+    for (const [start, end] of [
+      [1, 2],
+      [9_000, 9_010],
+      [19_990, 20_000],
+    ] as const) {
+      ws.file('big.txt', content);
+      const gate = createToolgate({ config: validateConfig({}), roots: [ws.dir()], approver: approveAll });
+      const [read, edit] = await gate.execute([
+        { id: 'r', name: 'read_file', arguments: { path: 'big.txt', start_line: start, end_line: end } },
+        {
+          id: 'e',
+          name: 'edit_file',
+          arguments: { path: 'big.txt', edits: [{ target: 'line 19999', replacement: 'LAST' }] },
+        },
+      ]);
+      expect(read?.ok).toBe(true);
+      expect(edit?.ok, edit?.content).toBe(true);
+    }
+  });
+});

@@ -1,3 +1,5 @@
+import { createHash, type Hash } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
@@ -106,7 +108,10 @@ export function createReadFileTool(settings: ReadFileSettings) {
           };
         }
         const start = a.start_line ?? 1;
-        const range = await readLineRange(handle, start, a.end_line, settings.maxScanBytes, ctx.signal);
+        // Hash while scanning, then hash the rest: the file is read once, not twice.
+        const hash =
+          settings.guard?.enabled && stat.size <= MAX_HASHED_BYTES ? createHash('sha256') : undefined;
+        const range = await readLineRange(handle, start, a.end_line, settings.maxScanBytes, ctx.signal, hash);
         if (range.scanLimitHit) {
           throw new ToolError(
             'LimitExceeded',
@@ -120,7 +125,10 @@ export function createReadFileTool(settings: ReadFileSettings) {
             `start_line ${start} is past the end of "${target.relative}", which has ${range.linesSeen} line${range.linesSeen === 1 ? '' : 's'}`,
           );
         }
-        await remember();
+        if (hash && settings.guard) {
+          await hashRest(handle, range.position, hash);
+          settings.guard.rememberHash(target, hash.digest('hex'));
+        }
         return {
           content: range.text,
           display: `read ${target.relative} lines ${range.firstLine ?? start}-${range.lastLine ?? 0}`,
@@ -136,4 +144,14 @@ export function createReadFileTool(settings: ReadFileSettings) {
       }
     },
   });
+}
+
+async function hashRest(handle: FileHandle, from: number, hash: Hash): Promise<void> {
+  const buffer = Buffer.alloc(256 * 1024);
+  for (let position = from; ; ) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) return;
+    hash.update(buffer.subarray(0, bytesRead));
+    position += bytesRead;
+  }
 }

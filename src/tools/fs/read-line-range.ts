@@ -1,3 +1,4 @@
+import type { Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { ToolError } from '../../core/tool-error.js';
 
@@ -9,6 +10,8 @@ export interface LineRange {
   linesSeen: number;
   reachedEof: boolean;
   scanLimitHit: boolean;
+  /** Bytes read from the start (where a caller hashing the file goes on from). */
+  position: number;
 }
 
 const CHUNK = 64 * 1024;
@@ -24,6 +27,8 @@ export async function readLineRange(
   end: number | undefined,
   maxScanBytes: number,
   signal: AbortSignal,
+  /** Fed every byte read, so the caller can hash the file without reading it twice. */
+  hash?: Hash,
 ): Promise<LineRange> {
   const parts: Buffer[] = [];
   const buffer = Buffer.alloc(CHUNK);
@@ -49,6 +54,7 @@ export async function readLineRange(
         linesSeen: line,
         reachedEof: false,
         scanLimitHit: true,
+        position,
       };
     }
     if (bytesRead === 0) {
@@ -61,9 +67,11 @@ export async function readLineRange(
         linesSeen,
         reachedEof: true,
         scanLimitHit: false,
+        position,
       };
     }
     const chunk = buffer.subarray(0, bytesRead);
+    hash?.update(chunk);
     let offset = 0;
     while (offset < chunk.length) {
       const nl = chunk.indexOf(NEWLINE, offset);
@@ -84,6 +92,8 @@ export async function readLineRange(
             linesSeen: line,
             reachedEof: false,
             scanLimitHit: false,
+            // The whole chunk went into the hash, so a caller hashing the rest starts after it.
+            position: position + bytesRead,
           };
         }
         line++;

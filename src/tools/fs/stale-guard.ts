@@ -39,6 +39,15 @@ export class StaleGuard {
     this.#cache?.record(target.absolute, sha256(content));
   }
 
+  /** As `remember`, for a hash computed while the file was streamed. */
+  rememberHash(target: ResolvedPath, sha256Hex: string): void {
+    this.#cache?.record(target.absolute, sha256Hex);
+  }
+
+  get enabled(): boolean {
+    return this.#cache !== undefined;
+  }
+
   forget(target: ResolvedPath): void {
     this.#cache?.forget(target.absolute);
   }

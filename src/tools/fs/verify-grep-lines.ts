@@ -1,15 +1,14 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { descriptorIsUnder } from '../../sandbox/safe-fs.js';
-import { clipLine, type GrepLine } from './grep-types.js';
-
-const MAX_FILE_BYTES = 8 * 1024 * 1024;
+import type { GrepLine } from './grep-types.js';
 
 /**
  * ripgrep walks by path names, so a directory swapped for a link while it runs could make it read
- * a file outside. Its answer is therefore only a list of (file, line number): the text shown is
- * read again here, through the verified base directory's descriptor, with O_NOFOLLOW and a check
- * that the opened file still lies under the base. Lines of a file that fails the check are dropped.
+ * a file outside. So its lines are shown only after a check here: the file is opened through the
+ * verified base directory's descriptor with O_NOFOLLOW, must still lie under the base, and must hold
+ * exactly the reported bytes at the reported offset. A line that fails the check is dropped.
+ * Cost: one open and one small read per file and line, whatever the file's size.
  */
 export async function verifyGrepLines(
   lines: readonly GrepLine[],
@@ -21,12 +20,15 @@ export async function verifyGrepLines(
     const path = (lines[i] as GrepLine).path;
     let j = i;
     while (j < lines.length && (lines[j] as GrepLine).path === path) j++;
-    const text = await readVerified(`${base.fdPath}/${base.relativeToBase(path)}`, base.absolute);
-    if (text) {
-      for (let k = i; k < j; k++) {
-        const line = lines[k] as GrepLine;
-        const actual = text[line.line - 1];
-        if (actual !== undefined) out.push({ ...line, text: clipLine(actual) });
+    const handle = await openUnder(`${base.fdPath}/${base.relativeToBase(path)}`, base.absolute);
+    if (handle) {
+      try {
+        for (let k = i; k < j; k++) {
+          const line = lines[k] as GrepLine;
+          if (await holds(handle, line)) out.push(line);
+        }
+      } finally {
+        await handle.close();
       }
     }
     i = j;
@@ -34,19 +36,22 @@ export async function verifyGrepLines(
   return out;
 }
 
-async function readVerified(file: string, under: string): Promise<string[] | undefined> {
+async function openUnder(file: string, under: string): Promise<FileHandle | undefined> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-    const stat = await handle.stat();
-    if (!stat.isFile() || stat.size > MAX_FILE_BYTES || !(await descriptorIsUnder(handle, under)))
-      return undefined;
-    const bytes = Buffer.alloc(stat.size);
-    const { bytesRead } = stat.size > 0 ? await handle.read(bytes, 0, stat.size, 0) : { bytesRead: 0 };
-    return bytes.subarray(0, bytesRead).toString('utf8').split('\n');
+    if ((await handle.stat()).isFile() && (await descriptorIsUnder(handle, under))) return handle;
   } catch {
-    return undefined;
-  } finally {
-    await handle?.close();
+    // gone, swapped, or not a file: its lines are not shown
   }
+  await handle?.close();
+  return undefined;
+}
+
+async function holds(handle: FileHandle, line: GrepLine): Promise<boolean> {
+  if (line.offset === undefined || line.raw === undefined) return false;
+  const expected = Buffer.from(line.raw, 'utf8');
+  const actual = Buffer.alloc(expected.length);
+  const { bytesRead } = await handle.read(actual, 0, expected.length, line.offset);
+  return bytesRead === expected.length && actual.equals(expected);
 }
