@@ -1,14 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { approveBatch } from './approval/approve-batch.js';
 import type { ToolgateConfig } from './config/config-schema.js';
 import { defaultConfig } from './config/load-config.js';
 import { type Approver, denyAll } from './core/confirmation.js';
+import { errorResult } from './core/make-result.js';
 import type { PlannedCall } from './core/planned-call.js';
 import { ToolRegistry } from './core/registry.js';
 import type { ToolCall } from './core/tool-call.js';
 import type { AnyToolDefinition } from './core/tool-definition.js';
 import type { ToolEvent } from './core/tool-event.js';
 import type { ToolResult } from './core/tool-result.js';
+import type { Journal, PlanEntry } from './journal/journal.js';
+import { journalObserver } from './journal/journal-observer.js';
+import { JournalRateCounter } from './journal/journal-rate-counter.js';
+import { JournalReadCache } from './journal/journal-read-cache.js';
 import { planBatch } from './plan/plan-batch.js';
 import { SchemaValidator } from './plan/schema-validator.js';
 import { PolicyEngine } from './policy/policy-engine.js';
@@ -16,7 +22,7 @@ import { type RateCounter, SlidingWindowCounter } from './policy/rate-limiter.js
 import { type BatchObserver, executeBatch } from './run/execute-batch.js';
 import { Sandbox } from './sandbox/sandbox.js';
 import { builtinTools } from './tools/builtin-tools.js';
-import type { ReadCache } from './tools/fs/read-cache.js';
+import { MemoryReadCache, type ReadCache } from './tools/fs/read-cache.js';
 
 export interface ToolgateOptions {
   config?: ToolgateConfig;
@@ -36,10 +42,16 @@ export interface ToolgateOptions {
   readCache?: ReadCache;
   /** Files the tools must never touch besides the defaults (e.g. the journal). */
   deniedFiles?: readonly string[];
+  /** Durable store: every call journaled before it runs, every result before the next starts. */
+  journal?: Journal;
+  /** Conversation identity: the read cache and journal rows are kept per session. */
+  session?: string;
 }
 
 export interface ExecuteBatchOptions {
   signal?: AbortSignal;
+  /** The assistant text that came with the calls (journaled with them, FR-RES-01). */
+  assistantText?: string;
   onEvent?: (event: ToolEvent) => void;
   observer?: BatchObserver;
   approver?: Approver;
@@ -57,12 +69,21 @@ export class Toolgate {
   readonly #validator = new SchemaValidator();
   readonly #rates: RateCounter;
   readonly #approver: Approver;
+  readonly journal: Journal | undefined;
+  readonly session: string;
 
   constructor(options: ToolgateOptions = {}) {
     this.config = options.config ?? defaultConfig();
     const sandboxConfig = this.config.tools.sandbox;
     const baseDir = options.baseDir ?? process.cwd();
     const deniedFiles = [...(options.deniedFiles ?? [])];
+    this.journal = options.journal;
+    this.session = options.session ?? randomUUID();
+    // The journal file (and its WAL/SHM companions) is toolgate's own state: never a tool's.
+    if (options.journal && options.journal.location !== ':memory:') {
+      const file = path.resolve(baseDir, options.journal.location);
+      deniedFiles.push(file, `${file}-wal`, `${file}-shm`);
+    }
     if (options.configFile) deniedFiles.push(path.resolve(baseDir, options.configFile));
     this.sandbox = new Sandbox({
       roots: options.roots ?? sandboxConfig.allowed_roots,
@@ -76,10 +97,15 @@ export class Toolgate {
     const builtins =
       options.builtins === false
         ? []
-        : builtinTools(this.config, options.readCache ? { readCache: options.readCache } : {});
+        : builtinTools(this.config, { readCache: options.readCache ?? this.#defaultReadCache() });
     this.registry = new ToolRegistry([...builtins, ...(options.tools ?? [])]);
-    this.#rates = options.rates ?? new SlidingWindowCounter();
+    this.#rates =
+      options.rates ?? (this.journal ? new JournalRateCounter(this.journal) : new SlidingWindowCounter());
     this.#approver = options.approver ?? denyAll;
+  }
+
+  #defaultReadCache(): ReadCache {
+    return this.journal ? new JournalReadCache(this.journal, this.session) : new MemoryReadCache();
   }
 
   /** Plans a batch without running anything (also what `toolgate policy explain` shows). */
@@ -101,13 +127,85 @@ export class Toolgate {
 
   /** Runs one batch: exactly one result per call, in call order. */
   async execute(calls: readonly ToolCall[], options: ExecuteBatchOptions = {}): Promise<ToolResult[]> {
+    const journal = this.journal;
+    let planned: PlannedCall[];
+    try {
+      planned = this.plan(calls); // pure: nothing runs or changes while planning
+    } catch (error) {
+      return calls.map((c) =>
+        errorResult(c.id, c.name, 'Internal', `not executed: planning failed (${(error as Error).message})`),
+      );
+    }
+    if (!journal) return this.#run(planned, options, undefined);
+    let batchId: string;
+    try {
+      batchId = journal.beginBatch(this.session, calls, {
+        ...(options.assistantText ? { assistantText: options.assistantText } : {}),
+        plan: planEntries(planned),
+      });
+    } catch (error) {
+      // Nothing may run that the journal did not record first.
+      return calls.map((c) =>
+        errorResult(c.id, c.name, 'Internal', `not executed: ${(error as Error).message}`),
+      );
+    }
+    return this.#run(planned, options, batchId);
+  }
+
+  /**
+   * Answers a batch that was waiting for approval when toolgate stopped (recorded in the journal):
+   * nothing of it ran, so it is planned again under today's policy, asked, and run.
+   */
+  async resumePending(batchId: string, options: ExecuteBatchOptions = {}): Promise<ToolResult[]> {
+    const journal = this.journal;
+    const record = journal?.batch(batchId);
+    if (!journal || !record) throw new Error(`no batch ${batchId} in the journal`);
+    if (
+      record.status !== 'awaiting_approval' ||
+      record.calls.some((c) => c.status === 'running' || c.result)
+    ) {
+      throw new Error(
+        `batch ${batchId} is not waiting for approval (status ${record.status}); use resume or discard`,
+      );
+    }
+    const planned = this.plan(record.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })));
+    journal.replan(batchId, planEntries(planned));
+    return this.#run(planned, options, batchId);
+  }
+
+  async #run(
+    planned: PlannedCall[],
+    options: ExecuteBatchOptions,
+    batchId: string | undefined,
+  ): Promise<ToolResult[]> {
     const tools = this.config.tools;
-    const planned = this.plan(calls);
+    const journal = batchId === undefined ? undefined : this.journal;
     const approved = await approveBatch(planned, options.approver ?? this.#approver, {
       timeoutMs: tools.approval.timeout_seconds * 1000,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return executeBatch(approved, {
+    if (journal && batchId !== undefined) {
+      try {
+        const yes = approved.filter(
+          (p, i) => planned[i]?.disposition.kind === 'needs_approval' && p.disposition.kind === 'execute',
+        );
+        if (planned.some((p) => p.disposition.kind === 'needs_approval')) {
+          journal.markApproved(
+            batchId,
+            yes.map((p) => p.index),
+          );
+        }
+      } catch (error) {
+        return planned.map((p) =>
+          errorResult(p.call.id, p.call.name, 'Internal', `not executed: ${(error as Error).message}`),
+        );
+      }
+    }
+    const observer =
+      journal && batchId !== undefined
+        ? journalObserver(journal, batchId, options.observer)
+        : options.observer;
+    const results = await executeBatch(approved, {
       sandbox: this.sandbox,
       defaultTimeoutMs: tools.timeouts.default_seconds * 1000,
       outputLimit: tools.output.max_bytes,
@@ -115,9 +213,25 @@ export class Toolgate {
       rates: this.#rates,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onEvent ? { emit: options.onEvent } : {}),
-      ...(options.observer ? { observer: options.observer } : {}),
+      ...(observer ? { observer } : {}),
     });
+    if (journal && batchId !== undefined) {
+      try {
+        journal.finishBatch(batchId);
+      } catch {
+        // Every result is already committed (or the batch halted); recovery settles the status.
+      }
+    }
+    return results;
   }
+}
+
+function planEntries(planned: readonly PlannedCall[]): PlanEntry[] {
+  return planned.map((p) => ({
+    index: p.index,
+    ...(p.decision ? { decision: p.decision } : {}),
+    ...(p.disposition.kind === 'needs_approval' ? { approval: p.disposition.request } : {}),
+  }));
 }
 
 export function createToolgate(options: ToolgateOptions = {}): Toolgate {

@@ -1,6 +1,7 @@
 import { type Approver, approveAll, denyAll } from '../core/confirmation.js';
 import { parseToolCallBatch, ToolCallShapeError } from '../core/tool-call.js';
 import { createToolgate } from '../toolgate.js';
+import { journalPath, openJournalOrStop } from './open-journal.js';
 import { readStdin } from './read-stdin.js';
 import { resolveSetup } from './resolve-setup.js';
 import { openTerminal, terminalApprover } from './tty-approver.js';
@@ -11,7 +12,7 @@ export interface ExecOptions {
   config?: string;
   approve?: string;
   session?: string;
-  journal?: string | false;
+  journal?: string | boolean;
 }
 
 const MAX_INPUT_BYTES = 64 * 1024 * 1024;
@@ -65,12 +66,21 @@ export async function runExec(
       };
     }
   }
+  // The journal is opened before anything runs; if it cannot be, nothing runs.
+  const journal =
+    options.journal === false
+      ? undefined
+      : openJournalOrStop(
+          journalPath(setup, typeof options.journal === 'string' ? options.journal : undefined),
+        );
   const gate = createToolgate({
     config: setup.config,
     roots: setup.roots,
     baseDir: setup.baseDir,
     approver,
     ...(setup.configFile ? { configFile: setup.configFile } : {}),
+    ...(journal ? { journal } : {}),
+    ...(options.session ? { session: options.session } : {}),
   });
   const controller = new AbortController();
   const onSignal = () => controller.abort();
@@ -84,5 +94,6 @@ export async function runExec(
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     closeTerminal();
+    journal?.close();
   }
 }

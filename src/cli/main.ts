@@ -3,7 +3,9 @@ import { configJsonSchema } from '../config/config-schema.js';
 import { ConfigError } from '../config/load-config.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { runExec } from './exec-command.js';
+import { runJournalList, runJournalShow } from './journal-command.js';
 import { runPolicyExplain } from './policy-command.js';
+import { runRecover } from './recover-command.js';
 import { resolveSetup } from './resolve-setup.js';
 import { runTools } from './tools-command.js';
 import { UsageError } from './usage-error.js';
@@ -76,6 +78,52 @@ export function buildProgram(): Command {
       .option('--json', 'print the explanation as JSON'),
   ).action((tool: string, args: string | undefined, opts) => {
     process.exitCode = runPolicyExplain(tool, args, opts, process.stdout);
+  });
+
+  withSetup(
+    program
+      .command('recover')
+      .description(
+        'List batches a crash left incomplete; resume them with the results they have, or discard their results.',
+      )
+      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+      .option('--json', 'print the incomplete batches as JSON: [{id, session, calls: [{id, name, status}]}]')
+      .option(
+        '--resume <id>',
+        'resume this batch without prompting (calls that ran stay; the rest become errors)',
+      )
+      .option('--discard <id>', "discard this batch's results without prompting (calls stay visible)")
+      .addOption(
+        new Option('--approve <how>', 'for a batch that was waiting for approval: ask, all or none').choices([
+          'ask',
+          'all',
+          'none',
+        ]),
+      ),
+  ).action(async (opts) => {
+    process.exitCode = await runRecover(opts, process.stdout);
+  });
+
+  const journalCmd = program.command('journal').description('Look at the journal.');
+  withSetup(
+    journalCmd
+      .command('list')
+      .description('Recent batches, newest first.')
+      .option('--journal <file>', 'journal database')
+      .option('--limit <n>', 'how many batches', '20')
+      .option('--json', 'print JSON'),
+  ).action((opts) => {
+    process.exitCode = runJournalList(opts, process.stdout);
+  });
+  withSetup(
+    journalCmd
+      .command('show')
+      .description('One batch: calls, decisions with the deciding rule, results and timings.')
+      .argument('<id>', 'batch id')
+      .option('--journal <file>', 'journal database')
+      .option('--json', 'print JSON'),
+  ).action((id: string, opts) => {
+    process.exitCode = runJournalShow(id, opts, process.stdout);
   });
 
   const config = program.command('config').description('Work with toolgate.toml.');

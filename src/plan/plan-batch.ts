@@ -145,7 +145,17 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
         break;
       }
     }
-    const recentCalls = deps.rates.count(tool.name, now) + (inBatch.get(tool.name) ?? 0);
+    let recentCalls: number;
+    try {
+      recentCalls = deps.rates.count(tool.name, now) + (inBatch.get(tool.name) ?? 0);
+    } catch (error) {
+      // Fail closed: a limit that cannot be checked is not a limit that passed.
+      return resolve('Denied', `the rate limit could not be checked (${(error as Error).message}); not run`, {
+        tool,
+        args,
+        summary,
+      });
+    }
     const decision = deps.policy.decide({
       tool,
       args: raw,

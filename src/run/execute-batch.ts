@@ -41,8 +41,34 @@ export async function executeBatch(
   options: ExecuteOptions,
 ): Promise<ToolResult[]> {
   const results: ToolResult[] = [];
+  // Set when the journal cannot record: nothing more may run, since its outcome could be lost.
+  const halt: { reason?: string } = {};
+  const deliver = async (result: ToolResult, p: PlannedCall) => {
+    results.push(result);
+    if (halt.reason) return;
+    try {
+      await options.observer?.onCallResult?.(result, p);
+    } catch (error) {
+      halt.reason = `the journal could not record a result (${(error as Error).message})`;
+    }
+  };
   let i = 0;
   while (i < planned.length) {
+    if (halt.reason) {
+      const p = planned[i] as PlannedCall;
+      results.push(
+        failureResult(
+          p.call.id,
+          p.call.name,
+          'Internal',
+          `not executed: ${halt.reason}`,
+          options.outputLimit,
+          0,
+        ),
+      );
+      i++;
+      continue;
+    }
     let end = i + 1;
     if (options.allowParallel && isParallelSafe(planned[i] as PlannedCall)) {
       while (end < planned.length && isParallelSafe(planned[end] as PlannedCall)) end++;
@@ -50,15 +76,10 @@ export async function executeBatch(
     const group = planned.slice(i, end);
     if (group.length === 1) {
       const only = group[0] as PlannedCall;
-      const result = await runOne(only, options);
-      await options.observer?.onCallResult?.(result, only);
-      results.push(result);
+      await deliver(await runOne(only, options, halt), only);
     } else {
-      const groupResults = await Promise.all(group.map((p) => runOne(p, options)));
-      for (const [k, result] of groupResults.entries()) {
-        await options.observer?.onCallResult?.(result, group[k] as PlannedCall);
-        results.push(result);
-      }
+      const groupResults = await Promise.all(group.map((p) => runOne(p, options, halt)));
+      for (const [k, result] of groupResults.entries()) await deliver(result, group[k] as PlannedCall);
     }
     i = end;
   }
@@ -69,7 +90,11 @@ function isParallelSafe(p: PlannedCall): boolean {
   return p.disposition.kind === 'execute' && p.tool?.tier === 'read_only';
 }
 
-async function runOne(p: PlannedCall, options: ExecuteOptions): Promise<ToolResult> {
+async function runOne(
+  p: PlannedCall,
+  options: ExecuteOptions,
+  halt: { reason?: string },
+): Promise<ToolResult> {
   const { call } = p;
   if (p.disposition.kind === 'resolved') {
     // Pre-resolved errors get the same output treatment as any other result (FR-OUT-04 scope).
@@ -101,7 +126,20 @@ async function runOne(p: PlannedCall, options: ExecuteOptions): Promise<ToolResu
   }
   const tool = p.tool;
   const started = performance.now();
-  await options.observer?.onCallStart?.(p);
+  try {
+    // Durably `running` before the tool starts: a crash from here on is "outcome unknown", never a re-run.
+    await options.observer?.onCallStart?.(p);
+  } catch (error) {
+    halt.reason ??= `the journal could not record the call before running it (${(error as Error).message})`;
+    return failureResult(
+      call.id,
+      call.name,
+      'Internal',
+      `not executed: ${halt.reason}`,
+      options.outputLimit,
+      0,
+    );
+  }
   options.rates?.record(tool.name, Date.now());
   options.emit?.({ type: 'started', callId: call.id, toolName: tool.name });
 

@@ -1,0 +1,131 @@
+import { createInterface } from 'node:readline/promises';
+import { type Approver, approveAll, denyAll } from '../core/confirmation.js';
+import type { BatchRecord } from '../journal/journal.js';
+import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import { createToolgate } from '../toolgate.js';
+import { journalPath, openJournalOrStop } from './open-journal.js';
+import { resolveSetup } from './resolve-setup.js';
+import { openTerminal, terminalApprover } from './tty-approver.js';
+import { UsageError } from './usage-error.js';
+
+export interface RecoverOptions {
+  root?: string[];
+  config?: string;
+  journal?: string;
+  json?: boolean;
+  resume?: string;
+  discard?: string;
+  approve?: string;
+}
+
+type Out = NodeJS.WritableStream;
+
+function summary(batch: BatchRecord) {
+  return {
+    id: batch.id,
+    session: batch.session,
+    calls: batch.calls.map((c) => ({ id: c.id, name: c.name, status: c.status })),
+  };
+}
+
+function describe(batch: BatchRecord): string {
+  const lines = batch.calls.map(
+    (c) =>
+      `    ${c.index + 1}. ${c.name} [${c.status}]${c.result ? (c.result.ok ? ' ok' : ` ${c.result.error?.type}`) : ''}`,
+  );
+  const when = new Date(batch.createdAt).toISOString();
+  return sanitizeForTerminal(
+    `batch ${batch.id} (session ${batch.session}, ${when}, ${batch.status})\n${lines.join('\n')}`,
+  );
+}
+
+/**
+ * `toolgate recover` (seed 000 FR-RES-04c/05): lists incomplete batches; per batch, resume with the
+ * results it has or discard them. Nothing is ever run again, except a batch that was still waiting
+ * for approval (none of it ran): resuming that one asks (or takes --approve) and runs what is approved.
+ */
+export async function runRecover(options: RecoverOptions, out: Out): Promise<number> {
+  const setup = resolveSetup(options);
+  const journal = openJournalOrStop(journalPath(setup, options.journal));
+  try {
+    if (options.resume && options.discard) throw new UsageError('use --resume or --discard, not both');
+    const target = options.resume ?? options.discard;
+    if (target) {
+      const batch = journal.batch(target);
+      if (!batch)
+        throw new UsageError(`no batch ${target} in ${journal.location}; see \`toolgate recover --json\``);
+      if (options.discard) {
+        const results = journal.discardBatch(target);
+        out.write(`${JSON.stringify(results, null, 2)}\n`);
+        return 0;
+      }
+      if (
+        batch.status === 'awaiting_approval' &&
+        !batch.calls.some((c) => c.status === 'running' || c.result)
+      ) {
+        const approver = pickApprover(options.approve);
+        const gate = createToolgate({
+          config: setup.config,
+          roots: setup.roots,
+          baseDir: setup.baseDir,
+          journal,
+          session: batch.session,
+          approver,
+          ...(setup.configFile ? { configFile: setup.configFile } : {}),
+        });
+        const results = await gate.resumePending(target);
+        out.write(`${JSON.stringify(results, null, 2)}\n`);
+        return 0;
+      }
+      out.write(`${JSON.stringify(journal.resumeBatch(target), null, 2)}\n`);
+      return 0;
+    }
+    const incomplete = journal.incompleteBatches();
+    if (options.json) {
+      out.write(`${JSON.stringify(incomplete.map(summary), null, 2)}\n`);
+      return 0;
+    }
+    if (incomplete.length === 0) {
+      out.write('No incomplete batches.\n');
+      return 0;
+    }
+    const terminal = process.stdin.isTTY ? { input: process.stdin, output: process.stdout } : undefined;
+    for (const batch of incomplete) {
+      out.write(`${describe(batch)}\n`);
+      if (!terminal) continue;
+      const rl = createInterface({ input: terminal.input, output: terminal.output, terminal: false });
+      const answer = (
+        await rl.question('  [r]esume with the results it has, [d]iscard its results, or [s]kip? ')
+      )
+        .trim()
+        .toLowerCase();
+      rl.close();
+      if (answer === 'r' || answer === 'resume')
+        out.write(`  resumed: ${journal.resumeBatch(batch.id).length} result(s)\n`);
+      else if (answer === 'd' || answer === 'discard')
+        out.write(`  discarded: ${journal.discardBatch(batch.id).length} result(s)\n`);
+    }
+    if (!terminal)
+      out.write(
+        '\nAct with: toolgate recover --resume ID | --discard ID (add --approve all to run a batch that was waiting for approval)\n',
+      );
+    return 0;
+  } finally {
+    journal.close();
+  }
+}
+
+function pickApprover(approve: string | undefined): Approver {
+  switch (approve ?? 'ask') {
+    case 'all':
+      return approveAll;
+    case 'none':
+      return denyAll;
+    case 'ask': {
+      const terminal = openTerminal();
+      return terminal ? terminalApprover(terminal) : denyAll;
+    }
+    default:
+      throw new UsageError(`--approve must be ask, all or none (got "${approve}")`);
+  }
+}

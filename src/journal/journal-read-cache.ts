@@ -1,0 +1,22 @@
+import type { ReadCache, ReadRecord } from '../tools/fs/read-cache.js';
+import type { Journal } from './journal.js';
+
+/** The read-before-write cache of one session, kept in the journal so it survives restarts. */
+export class JournalReadCache implements ReadCache {
+  constructor(
+    private readonly journal: Journal,
+    private readonly session: string,
+  ) {}
+
+  get(canonicalPath: string): ReadRecord | undefined {
+    return this.journal.getReadRecord(this.session, canonicalPath);
+  }
+
+  record(canonicalPath: string, sha256: string, at = Date.now()): void {
+    this.journal.putReadRecord(this.session, canonicalPath, { sha256, readAt: at });
+  }
+
+  forget(canonicalPath: string): void {
+    this.journal.deleteReadRecord(this.session, canonicalPath);
+  }
+}

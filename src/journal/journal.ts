@@ -1,0 +1,136 @@
+import type { ConfirmationRequest } from '../core/confirmation.js';
+import type { PolicyDecision } from '../core/policy-decision.js';
+import type { ToolCall } from '../core/tool-call.js';
+import type { ToolResult } from '../core/tool-result.js';
+import type { ReadRecord } from '../tools/fs/read-cache.js';
+
+/** A call's life in the journal (seed 000 FR-RES-04, issue #4). */
+export type CallStatus =
+  | 'planned'
+  | 'awaiting_approval'
+  | 'approved'
+  | 'denied'
+  | 'running'
+  | 'done'
+  | 'unknown';
+
+/** A batch is `open` while it runs, `awaiting_approval` while a person is asked, then settled. */
+export type BatchStatus = 'open' | 'awaiting_approval' | 'complete' | 'resumed' | 'discarded';
+
+export interface CallRecord {
+  index: number;
+  id: string;
+  name: string;
+  arguments: ToolCall['arguments'];
+  status: CallStatus;
+  decision?: { action: string; rule: string; file: string; reason: string };
+  approval?: ConfirmationRequest;
+  result?: ToolResult;
+  startedAt?: number;
+  finishedAt?: number;
+}
+
+export interface BatchRecord {
+  id: string;
+  session: string;
+  status: BatchStatus;
+  createdAt: number;
+  finishedAt?: number;
+  assistantText?: string;
+  calls: CallRecord[];
+}
+
+export interface BatchSummary {
+  id: string;
+  session: string;
+  status: BatchStatus;
+  createdAt: number;
+  finishedAt?: number;
+  calls: number;
+  failed: number;
+}
+
+export interface MessageRecord {
+  seq: number;
+  role: 'user' | 'assistant' | 'tool';
+  batchId?: string;
+  callId?: string;
+  content: unknown;
+}
+
+/**
+ * The durable store behind the pipeline. One small interface, one SQLite implementation now
+ * (PostgreSQL later), and one conformance suite every implementation must pass
+ * (`test/journal/journal-conformance.ts`). Every write is committed durably before the method returns.
+ */
+export interface Journal {
+  readonly location: string;
+
+  /**
+   * Records, in one transaction, the assistant message and every call of a batch in call order
+   * (status `planned`), with each call's policy decision and, for those that must be asked, the
+   * confirmation request (status `awaiting_approval`).
+   */
+  beginBatch(session: string, calls: readonly ToolCall[], options?: BeginBatchOptions): string;
+  /** Records today's decisions for a pending batch being planned again after a restart. */
+  replan(batchId: string, plan: readonly PlanEntry[]): void;
+  /** The answer to the batch's confirmations: these calls may run. */
+  markApproved(batchId: string, indexes: readonly number[]): void;
+  /** Durable before the tool starts: a crash after this leaves the outcome `unknown`, never re-run. */
+  markRunning(batchId: string, index: number): void;
+  /** One result per call (and a `tool` message), committed before the next call starts. */
+  recordResult(batchId: string, index: number, result: ToolResult, status?: 'done' | 'denied'): void;
+  finishBatch(batchId: string): void;
+
+  appendMessage(session: string, role: MessageRecord['role'], content: unknown): void;
+  messages(session: string): MessageRecord[];
+
+  getReadRecord(session: string, path: string): ReadRecord | undefined;
+  putReadRecord(session: string, path: string, record: ReadRecord): void;
+  deleteReadRecord(session: string, path: string): void;
+
+  /** Calls of a tool started since `since` (ms), across sessions: backs per-hour rate limits. */
+  countCallsSince(tool: string, since: number): number;
+
+  batch(batchId: string): BatchRecord | undefined;
+  recentBatches(limit: number): BatchSummary[];
+  incompleteBatches(): BatchRecord[];
+  /** Recovery: a `running` call becomes `unknown` ("outcome unknown: interrupted"), unstarted ones "not executed: interrupted". */
+  resumeBatch(batchId: string): ToolResult[];
+  /** Recovery: calls stay visible, every result is marked failed (the original is kept for audit). */
+  discardBatch(batchId: string): ToolResult[];
+
+  close(): void;
+}
+
+export interface PlanEntry {
+  index: number;
+  decision?: PolicyDecision;
+  approval?: ConfirmationRequest;
+}
+
+export interface BeginBatchOptions {
+  assistantText?: string;
+  batchId?: string;
+  plan?: readonly PlanEntry[];
+}
+
+export interface PlanEntry {
+  index: number;
+  decision?: PolicyDecision;
+  approval?: ConfirmationRequest;
+}
+
+export interface BeginBatchOptions {
+  assistantText?: string;
+  batchId?: string;
+  plan?: readonly PlanEntry[];
+}
+
+/** A journal problem: what failed, where, and what to do. Nothing runs after one at batch start. */
+export class JournalError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JournalError';
+  }
+}

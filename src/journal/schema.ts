@@ -1,0 +1,73 @@
+import type BetterSqlite3 from 'better-sqlite3';
+
+/**
+ * Versioned schema: `PRAGMA user_version` holds how many migrations ran. Migrations only ever
+ * append; an older toolgate refuses a newer file instead of guessing.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE messages (
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+    batch_id TEXT,
+    call_id TEXT,
+    content TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  );
+  CREATE TABLE batches (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    status TEXT NOT NULL,
+    assistant_text TEXT,
+    created_at INTEGER NOT NULL,
+    finished_at INTEGER
+  );
+  CREATE INDEX batches_status ON batches(status, created_at);
+  CREATE TABLE calls (
+    batch_id TEXT NOT NULL REFERENCES batches(id),
+    call_index INTEGER NOT NULL,
+    call_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    status TEXT NOT NULL,
+    decision TEXT,
+    approval TEXT,
+    result TEXT,
+    discarded_result TEXT,
+    started_at INTEGER,
+    finished_at INTEGER,
+    PRIMARY KEY (batch_id, call_index)
+  );
+  CREATE INDEX calls_name_started ON calls(name, started_at);
+  CREATE TABLE read_cache (
+    session_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    read_at INTEGER NOT NULL,
+    PRIMARY KEY (session_id, path)
+  );
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function migrate(db: BetterSqlite3.Database): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) {
+    throw new Error(
+      `the journal has schema version ${version}, newer than this toolgate understands (${SCHEMA_VERSION}); upgrade toolgate`,
+    );
+  }
+  for (let v = version; v < SCHEMA_VERSION; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v] as string);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,430 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { ConfirmationRequest } from '../core/confirmation.js';
+import { errorResult } from '../core/make-result.js';
+import type { ToolCall } from '../core/tool-call.js';
+import type { ToolResult } from '../core/tool-result.js';
+import type { ReadRecord } from '../tools/fs/read-cache.js';
+import {
+  type BatchRecord,
+  type BatchStatus,
+  type BatchSummary,
+  type BeginBatchOptions,
+  type CallRecord,
+  type CallStatus,
+  type Journal,
+  JournalError,
+  type MessageRecord,
+  type PlanEntry,
+} from './journal.js';
+import { migrate } from './schema.js';
+
+interface CallRow {
+  call_index: number;
+  call_id: string;
+  name: string;
+  arguments: string;
+  status: CallStatus;
+  decision: string | null;
+  approval: string | null;
+  result: string | null;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+interface BatchRow {
+  id: string;
+  session_id: string;
+  status: BatchStatus;
+  assistant_text: string | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
+/** Turns SQLite's error codes into what a person can act on. */
+export function explainSqliteError(error: unknown, file: string): JournalError {
+  const code = (error as { code?: string }).code ?? '';
+  const message = (error as Error).message;
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new JournalError(
+      `the journal ${file} is locked by another process (${message}); retry when it is free`,
+    );
+  }
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    return new JournalError(
+      `the journal ${file} is damaged or not a toolgate database (${message}); move it aside, or use --journal FILE or --no-journal`,
+    );
+  }
+  if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_PERM')) {
+    return new JournalError(
+      `the journal ${file} cannot be written (${message}); check the file and directory permissions, or use --journal FILE`,
+    );
+  }
+  if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
+    return new JournalError(
+      `the journal ${file} could not be written: the disk is full or failing (${message}); free space and retry`,
+    );
+  }
+  return new JournalError(`the journal ${file} failed: ${message}`);
+}
+
+/**
+ * The SQLite journal: WAL, `synchronous = FULL` (a commit is on disk when it returns), a busy
+ * timeout so several processes can share a file, and a versioned schema. Each public write is one
+ * transaction.
+ */
+export class SqliteJournal implements Journal {
+  readonly location: string;
+  readonly #db: Database.Database;
+  readonly #stmt: ReturnType<SqliteJournal['prepare']>;
+
+  private constructor(location: string, db: Database.Database) {
+    this.location = location;
+    this.#db = db;
+    this.#stmt = this.prepare();
+  }
+
+  static open(file: string, options: { busyTimeoutMs?: number } = {}): SqliteJournal {
+    let db: Database.Database | undefined;
+    try {
+      if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+      db = new Database(file);
+      db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
+      migrate(db);
+      // Touch the file's header and schema now, so a damaged file fails here, before any batch.
+      db.prepare('SELECT count(*) FROM batches').get();
+      return new SqliteJournal(file, db);
+    } catch (error) {
+      db?.close();
+      if (error instanceof JournalError) throw error;
+      if (
+        (error as { code?: string }).code === undefined &&
+        /mkdir|EACCES|EROFS|ENOSPC/.test(String(error))
+      ) {
+        throw new JournalError(`cannot create the journal ${file}: ${(error as Error).message}`);
+      }
+      throw explainSqliteError(error, file);
+    }
+  }
+
+  private prepare() {
+    const db = this.#db;
+    return {
+      ensureSession: db.prepare('INSERT OR IGNORE INTO sessions (id, created_at) VALUES (?, ?)'),
+      nextSeq: db.prepare('SELECT coalesce(max(seq), 0) + 1 AS seq FROM messages WHERE session_id = ?'),
+      insertMessage: db.prepare(
+        'INSERT INTO messages (session_id, seq, role, batch_id, call_id, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      insertBatch: db.prepare(
+        'INSERT INTO batches (id, session_id, status, assistant_text, created_at) VALUES (?, ?, ?, ?, ?)',
+      ),
+      insertCall: db.prepare(
+        "INSERT INTO calls (batch_id, call_index, call_id, name, arguments, status) VALUES (?, ?, ?, ?, ?, 'planned')",
+      ),
+      setDecision: db.prepare('UPDATE calls SET decision = ? WHERE batch_id = ? AND call_index = ?'),
+      setStatus: db.prepare('UPDATE calls SET status = ? WHERE batch_id = ? AND call_index = ?'),
+      setAwaiting: db.prepare(
+        "UPDATE calls SET status = 'awaiting_approval', approval = ? WHERE batch_id = ? AND call_index = ?",
+      ),
+      setBatchStatus: db.prepare('UPDATE batches SET status = ? WHERE id = ?'),
+      setRunning: db.prepare(
+        "UPDATE calls SET status = 'running', started_at = ? WHERE batch_id = ? AND call_index = ?",
+      ),
+      setResult: db.prepare(
+        'UPDATE calls SET status = ?, result = ?, finished_at = ? WHERE batch_id = ? AND call_index = ?',
+      ),
+      finishBatch: db.prepare('UPDATE batches SET status = ?, finished_at = ? WHERE id = ?'),
+      batch: db.prepare('SELECT * FROM batches WHERE id = ?'),
+      calls: db.prepare('SELECT * FROM calls WHERE batch_id = ? ORDER BY call_index'),
+      recent: db.prepare(
+        `SELECT b.*, count(c.call_index) AS calls,
+                sum(CASE WHEN c.result IS NULL OR json_extract(c.result, '$.ok') = 0 THEN 1 ELSE 0 END) AS failed
+         FROM batches b LEFT JOIN calls c ON c.batch_id = b.id
+         GROUP BY b.id ORDER BY b.created_at DESC, b.rowid DESC LIMIT ?`,
+      ),
+      incomplete: db.prepare(
+        "SELECT * FROM batches WHERE status IN ('open', 'awaiting_approval') ORDER BY created_at, rowid",
+      ),
+      messages: db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY seq'),
+      getRead: db.prepare('SELECT sha256, read_at FROM read_cache WHERE session_id = ? AND path = ?'),
+      putRead: db.prepare(
+        'INSERT INTO read_cache (session_id, path, sha256, read_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, path) DO UPDATE SET sha256 = excluded.sha256, read_at = excluded.read_at',
+      ),
+      deleteRead: db.prepare('DELETE FROM read_cache WHERE session_id = ? AND path = ?'),
+      countSince: db.prepare('SELECT count(*) AS n FROM calls WHERE name = ? AND started_at >= ?'),
+      discard: db.prepare(
+        "UPDATE calls SET discarded_result = result, result = ?, status = CASE WHEN status = 'running' THEN 'unknown' ELSE 'done' END, finished_at = coalesce(finished_at, ?) WHERE batch_id = ? AND call_index = ?",
+      ),
+    };
+  }
+
+  /** Runs one write transaction, turning SQLite errors into JournalErrors. */
+  #write<T>(fn: () => T): T {
+    try {
+      return this.#db.transaction(fn).immediate();
+    } catch (error) {
+      throw explainSqliteError(error, this.location);
+    }
+  }
+
+  #message(
+    session: string,
+    role: MessageRecord['role'],
+    content: unknown,
+    batchId: string | null,
+    callId: string | null,
+  ) {
+    const { seq } = this.#stmt.nextSeq.get(session) as { seq: number };
+    this.#stmt.insertMessage.run(session, seq, role, batchId, callId, JSON.stringify(content), Date.now());
+  }
+
+  beginBatch(session: string, calls: readonly ToolCall[], options: BeginBatchOptions = {}): string {
+    const id = options.batchId ?? randomUUID();
+    const now = Date.now();
+    this.#write(() => {
+      this.#stmt.ensureSession.run(session, now);
+      this.#stmt.insertBatch.run(id, session, 'open', options.assistantText ?? null, now);
+      calls.forEach((call, index) => {
+        this.#stmt.insertCall.run(id, index, call.id, call.name, JSON.stringify(call.arguments));
+      });
+      for (const entry of options.plan ?? []) this.#applyPlan(id, entry);
+      // FR-RES-01: the assistant message with its tool uses, in call order.
+      this.#message(
+        session,
+        'assistant',
+        {
+          text: options.assistantText ?? null,
+          toolUses: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+        },
+        id,
+        null,
+      );
+    });
+    return id;
+  }
+
+  #applyPlan(batchId: string, entry: PlanEntry): void {
+    const d = entry.decision;
+    if (d) {
+      const value = JSON.stringify({ action: d.action, rule: d.rule, file: d.file, reason: d.reason });
+      this.#stmt.setDecision.run(value, batchId, entry.index);
+    }
+    if (entry.approval) {
+      this.#stmt.setAwaiting.run(JSON.stringify(entry.approval), batchId, entry.index);
+      this.#stmt.setBatchStatus.run('awaiting_approval', batchId);
+    }
+  }
+
+  /** Re-planning a pending batch (after a restart) records today's decisions over the old ones. */
+  replan(batchId: string, plan: readonly PlanEntry[]): void {
+    this.#write(() => {
+      for (const entry of plan) this.#applyPlan(batchId, entry);
+    });
+  }
+
+  markApproved(batchId: string, indexes: readonly number[]): void {
+    this.#write(() => {
+      for (const index of indexes) this.#stmt.setStatus.run('approved', batchId, index);
+      this.#stmt.setBatchStatus.run('open', batchId);
+    });
+  }
+
+  markRunning(batchId: string, index: number): void {
+    this.#write(() => this.#stmt.setRunning.run(Date.now(), batchId, index));
+  }
+
+  recordResult(batchId: string, index: number, result: ToolResult, status: 'done' | 'denied' = 'done'): void {
+    this.#write(() => {
+      this.#stmt.setResult.run(status, JSON.stringify(result), Date.now(), batchId, index);
+      const row = this.#stmt.batch.get(batchId) as BatchRow | undefined;
+      if (row) this.#message(row.session_id, 'tool', result, batchId, result.id);
+    });
+  }
+
+  finishBatch(batchId: string): void {
+    this.#write(() => this.#stmt.finishBatch.run('complete', Date.now(), batchId));
+  }
+
+  appendMessage(session: string, role: MessageRecord['role'], content: unknown): void {
+    this.#write(() => {
+      this.#stmt.ensureSession.run(session, Date.now());
+      this.#message(session, role, content, null, null);
+    });
+  }
+
+  messages(session: string): MessageRecord[] {
+    return (
+      this.#stmt.messages.all(session) as {
+        seq: number;
+        role: MessageRecord['role'];
+        batch_id: string | null;
+        call_id: string | null;
+        content: string;
+      }[]
+    ).map((r) => ({
+      seq: r.seq,
+      role: r.role,
+      ...(r.batch_id ? { batchId: r.batch_id } : {}),
+      ...(r.call_id ? { callId: r.call_id } : {}),
+      content: JSON.parse(r.content) as unknown,
+    }));
+  }
+
+  getReadRecord(session: string, file: string): ReadRecord | undefined {
+    const row = this.#stmt.getRead.get(session, file) as { sha256: string; read_at: number } | undefined;
+    return row ? { sha256: row.sha256, readAt: row.read_at } : undefined;
+  }
+
+  putReadRecord(session: string, file: string, record: ReadRecord): void {
+    this.#write(() => this.#stmt.putRead.run(session, file, record.sha256, record.readAt));
+  }
+
+  deleteReadRecord(session: string, file: string): void {
+    this.#write(() => this.#stmt.deleteRead.run(session, file));
+  }
+
+  countCallsSince(tool: string, since: number): number {
+    return (this.#stmt.countSince.get(tool, since) as { n: number }).n;
+  }
+
+  #toRecord(row: BatchRow): BatchRecord {
+    const calls = (this.#stmt.calls.all(row.id) as CallRow[]).map(
+      (c): CallRecord => ({
+        index: c.call_index,
+        id: c.call_id,
+        name: c.name,
+        arguments: JSON.parse(c.arguments) as ToolCall['arguments'],
+        status: c.status,
+        ...(c.decision ? { decision: JSON.parse(c.decision) as CallRecord['decision'] } : {}),
+        ...(c.approval ? { approval: JSON.parse(c.approval) as ConfirmationRequest } : {}),
+        ...(c.result ? { result: JSON.parse(c.result) as ToolResult } : {}),
+        ...(c.started_at ? { startedAt: c.started_at } : {}),
+        ...(c.finished_at ? { finishedAt: c.finished_at } : {}),
+      }),
+    );
+    return {
+      id: row.id,
+      session: row.session_id,
+      status: row.status,
+      createdAt: row.created_at,
+      ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
+      ...(row.assistant_text ? { assistantText: row.assistant_text } : {}),
+      calls,
+    };
+  }
+
+  batch(batchId: string): BatchRecord | undefined {
+    const row = this.#stmt.batch.get(batchId) as BatchRow | undefined;
+    return row ? this.#toRecord(row) : undefined;
+  }
+
+  recentBatches(limit: number): BatchSummary[] {
+    return (this.#stmt.recent.all(limit) as (BatchRow & { calls: number; failed: number | null })[]).map(
+      (r) => ({
+        id: r.id,
+        session: r.session_id,
+        status: r.status,
+        createdAt: r.created_at,
+        ...(r.finished_at ? { finishedAt: r.finished_at } : {}),
+        calls: r.calls,
+        failed: r.failed ?? 0,
+      }),
+    );
+  }
+
+  incompleteBatches(): BatchRecord[] {
+    return (this.#stmt.incomplete.all() as BatchRow[]).map((row) => this.#toRecord(row));
+  }
+
+  #settle(
+    batchId: string,
+    status: 'resumed' | 'discarded',
+    decide: (call: CallRecord) => { result: ToolResult; discard: boolean } | undefined,
+  ) {
+    const record = this.batch(batchId);
+    if (!record) throw new JournalError(`no batch with id ${batchId} in ${this.location}`);
+    if (record.status !== 'open' && record.status !== 'awaiting_approval') {
+      throw new JournalError(
+        `batch ${batchId} is already ${record.status}; only incomplete batches can be recovered`,
+      );
+    }
+    const now = Date.now();
+    const results: ToolResult[] = [];
+    this.#write(() => {
+      for (const call of record.calls) {
+        const outcome = decide(call);
+        if (!outcome) {
+          results.push(call.result as ToolResult);
+          continue;
+        }
+        if (outcome.discard) {
+          this.#stmt.discard.run(JSON.stringify(outcome.result), now, batchId, call.index);
+        } else {
+          this.#stmt.setResult.run(
+            call.status === 'running' ? 'unknown' : 'done',
+            JSON.stringify(outcome.result),
+            now,
+            batchId,
+            call.index,
+          );
+          this.#message(record.session, 'tool', outcome.result, batchId, call.id);
+        }
+        results.push(outcome.result);
+      }
+      this.#stmt.finishBatch.run(status, now, batchId);
+    });
+    return results;
+  }
+
+  resumeBatch(batchId: string): ToolResult[] {
+    return this.#settle(batchId, 'resumed', (call) => {
+      if (call.result) return undefined; // a committed result stays as it is
+      if (call.status === 'running') {
+        return {
+          result: errorResult(
+            call.id,
+            call.name,
+            'ExecutionFailed',
+            'outcome unknown: interrupted (toolgate stopped while this call ran; it was not run again, check its effects before retrying)',
+          ),
+          discard: false,
+        };
+      }
+      return {
+        result: errorResult(call.id, call.name, 'Cancelled', 'not executed: interrupted'),
+        discard: false,
+      };
+    });
+  }
+
+  discardBatch(batchId: string): ToolResult[] {
+    return this.#settle(batchId, 'discarded', (call) => ({
+      result: errorResult(
+        call.id,
+        call.name,
+        'Cancelled',
+        'result discarded during recovery (the call may have run; its effects were not undone)',
+      ),
+      discard: true,
+    }));
+  }
+
+  /** The durability settings in force on this connection (for `toolgate journal` and tests). */
+  settings(): { journalMode: string; synchronous: number; busyTimeoutMs: number; schemaVersion: number } {
+    return {
+      journalMode: this.#db.pragma('journal_mode', { simple: true }) as string,
+      synchronous: this.#db.pragma('synchronous', { simple: true }) as number,
+      busyTimeoutMs: this.#db.pragma('busy_timeout', { simple: true }) as number,
+      schemaVersion: this.#db.pragma('user_version', { simple: true }) as number,
+    };
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}

@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import type { ToolResult } from '../../src/core/tool-result.js';
+import type { Journal } from '../../src/journal/journal.js';
+
+const ok = (id: string, name = 't'): ToolResult => ({
+  id,
+  name,
+  ok: true,
+  content: `done ${id}`,
+  error: null,
+  latencyMs: 1,
+});
+const calls = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    id: `c${i}`,
+    name: i % 2 ? 'write_file' : 'read_file',
+    arguments: { path: `f${i}` },
+  }));
+
+/**
+ * The behaviour every Journal implementation must have (SQLite now, PostgreSQL later): run it with
+ * a factory that makes a fresh journal, and `reopen` to prove durability across a new connection.
+ */
+export function journalConformance(
+  name: string,
+  make: () => { journal: Journal; reopen: () => Journal },
+): void {
+  describe(`Journal conformance: ${name}`, () => {
+    it('FR-RES-01/01a: a batch keeps its calls in call order, with the assistant message', () => {
+      const { journal } = make();
+      const id = journal.beginBatch('s', calls(3), { assistantText: 'let me look' });
+      const batch = journal.batch(id);
+      expect(batch?.calls.map((c) => [c.index, c.id, c.status])).toEqual([
+        [0, 'c0', 'planned'],
+        [1, 'c1', 'planned'],
+        [2, 'c2', 'planned'],
+      ]);
+      expect(batch?.assistantText).toBe('let me look');
+      const [message] = journal.messages('s');
+      expect(message?.role).toBe('assistant');
+      const content = message?.content as { toolUses: { id: string }[] };
+      expect(content.toolUses.map((u) => u.id)).toEqual(['c0', 'c1', 'c2']);
+    });
+
+    it('records decisions and approvals with the batch, then running, then one result per call', () => {
+      const { journal, reopen } = make();
+      const id = journal.beginBatch('s', calls(2), {
+        plan: [
+          {
+            index: 0,
+            decision: { action: 'allow', reason: 'read-only', rule: 'r0', file: 'f', risk: 'low' },
+          },
+          {
+            index: 1,
+            decision: { action: 'ask', reason: 'side effects', rule: 'r1', file: 'f', risk: 'medium' },
+            approval: {
+              callId: 'c1',
+              toolName: 'write_file',
+              summary: 'Create f1',
+              risk: 'medium',
+              locations: [],
+              reason: 'x',
+              rule: 'r1',
+            },
+          },
+        ],
+      });
+      expect(journal.batch(id)?.status).toBe('awaiting_approval');
+      expect(journal.batch(id)?.calls[1]?.status).toBe('awaiting_approval');
+      journal.markApproved(id, [1]);
+      journal.markRunning(id, 0);
+      expect(reopen().batch(id)?.calls[0]?.status).toBe('running');
+      journal.recordResult(id, 0, ok('c0'));
+      journal.markRunning(id, 1);
+      journal.recordResult(id, 1, ok('c1'));
+      journal.finishBatch(id);
+      const again = reopen().batch(id);
+      expect(again?.status).toBe('complete');
+      expect(again?.calls.map((c) => c.status)).toEqual(['done', 'done']);
+      expect(again?.calls[0]?.decision).toEqual({
+        action: 'allow',
+        rule: 'r0',
+        file: 'f',
+        reason: 'read-only',
+      });
+      expect(again?.calls[1]?.result?.content).toBe('done c1');
+      expect(
+        journal
+          .messages('s')
+          .filter((m) => m.role === 'tool')
+          .map((m) => m.callId),
+      ).toEqual(['c0', 'c1']);
+    });
+
+    it('FR-RES-04c: recovery never re-runs — running becomes unknown, unstarted "not executed", results kept', () => {
+      const { journal, reopen } = make();
+      const id = journal.beginBatch('s', calls(3));
+      journal.markRunning(id, 0);
+      journal.recordResult(id, 0, ok('c0'));
+      journal.markRunning(id, 1);
+      const after = reopen();
+      expect(after.incompleteBatches().map((b) => b.id)).toEqual([id]);
+      const results = after.resumeBatch(id);
+      expect(results.map((r) => [r.id, r.ok, r.error?.message.split(' (')[0]])).toEqual([
+        ['c0', true, undefined],
+        ['c1', false, 'outcome unknown: interrupted'],
+        ['c2', false, 'not executed: interrupted'],
+      ]);
+      expect(after.batch(id)?.calls.map((c) => c.status)).toEqual(['done', 'unknown', 'done']);
+      expect(after.incompleteBatches()).toEqual([]);
+      expect(() => after.resumeBatch(id)).toThrow(/already resumed/);
+    });
+
+    it('FR-RES-05: discard keeps the calls visible and marks every result failed', () => {
+      const { journal } = make();
+      const id = journal.beginBatch('s', calls(2));
+      journal.markRunning(id, 0);
+      journal.recordResult(id, 0, ok('c0'));
+      const results = journal.discardBatch(id);
+      expect(results.every((r) => !r.ok)).toBe(true);
+      const batch = journal.batch(id);
+      expect(batch?.status).toBe('discarded');
+      expect(batch?.calls.map((c) => c.id)).toEqual(['c0', 'c1']);
+      expect(batch?.calls.every((c) => c.result?.ok === false)).toBe(true);
+    });
+
+    it('persists the read cache per session', () => {
+      const { journal, reopen } = make();
+      journal.putReadRecord('a', '/x', { sha256: 'h1', readAt: 5 });
+      journal.putReadRecord('b', '/x', { sha256: 'h2', readAt: 6 });
+      journal.putReadRecord('a', '/x', { sha256: 'h3', readAt: 7 });
+      const again = reopen();
+      expect(again.getReadRecord('a', '/x')).toEqual({ sha256: 'h3', readAt: 7 });
+      expect(again.getReadRecord('b', '/x')).toEqual({ sha256: 'h2', readAt: 6 });
+      again.deleteReadRecord('a', '/x');
+      expect(again.getReadRecord('a', '/x')).toBeUndefined();
+    });
+
+    it('counts started calls per tool for rate limits, and lists recent batches newest first', () => {
+      const { journal } = make();
+      const first = journal.beginBatch('s', calls(2));
+      journal.markRunning(first, 0);
+      journal.markRunning(first, 1);
+      const second = journal.beginBatch('s', calls(1));
+      journal.markRunning(second, 0);
+      expect(journal.countCallsSince('read_file', 0)).toBe(2);
+      expect(journal.countCallsSince('write_file', 0)).toBe(1);
+      expect(journal.countCallsSince('read_file', Date.now() + 1000)).toBe(0);
+      expect(journal.recentBatches(10).map((b) => b.id)).toEqual([second, first]);
+    });
+
+    it('keeps messages in order per session', () => {
+      const { journal } = make();
+      journal.appendMessage('m', 'user', 'hello');
+      const id = journal.beginBatch('m', calls(1));
+      journal.recordResult(id, 0, ok('c0'));
+      journal.appendMessage('m', 'assistant', 'done');
+      expect(journal.messages('m').map((m) => [m.seq, m.role])).toEqual([
+        [1, 'user'],
+        [2, 'assistant'],
+        [3, 'tool'],
+        [4, 'assistant'],
+      ]);
+    });
+  });
+}

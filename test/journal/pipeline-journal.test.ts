@@ -1,0 +1,213 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/config/load-config.js';
+import { type Approver, approveAll } from '../../src/core/confirmation.js';
+import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { createToolgate } from '../../src/toolgate.js';
+import { testTool } from '../helpers/tools.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+function setup() {
+  const root = makeTempDir('toolgate-pj-');
+  const file = path.join(root, '.toolgate', 'journal.db');
+  return { root, file };
+}
+
+describe('pipeline with the journal (FR-RES-01, 04a-c)', () => {
+  it('a call is journaled before it runs, is `running` while it runs, and earlier results are committed', async () => {
+    const { root, file } = setup();
+    const journal = SqliteJournal.open(file);
+    const seen: string[][] = [];
+    const probe = testTool('probe', async () => {
+      // Another connection sees what is durable right now.
+      const other = SqliteJournal.open(file);
+      const [batch] = other.incompleteBatches();
+      seen.push(batch?.calls.map((c) => `${c.id}:${c.status}${c.result ? '+result' : ''}`) ?? []);
+      other.close();
+      return 'ok';
+    });
+    const gate = createToolgate({
+      config: validateConfig({}),
+      roots: [root],
+      journal,
+      session: 's',
+      builtins: false,
+      tools: [probe],
+    });
+    const results = await gate.execute([
+      { id: 'a', name: 'probe', arguments: {} },
+      { id: 'b', name: 'nope', arguments: {} },
+      { id: 'c', name: 'probe', arguments: {} },
+    ]);
+    expect(results.map((r) => r.ok)).toEqual([true, false, true]);
+    expect(seen).toEqual([
+      ['a:running', 'b:planned', 'c:planned'],
+      ['a:done+result', 'b:done+result', 'c:running'],
+    ]);
+    const [summary] = journal.recentBatches(1);
+    expect(summary).toMatchObject({ status: 'complete', calls: 3, failed: 1 });
+    journal.close();
+  });
+
+  it('denials are recorded as `denied` with the deciding rule', async () => {
+    const { root, file } = setup();
+    const journal = SqliteJournal.open(file);
+    const gate = createToolgate({ config: validateConfig({}), roots: [root], journal });
+    await gate.execute([
+      { id: 'w', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } },
+      { id: 'r', name: 'read_file', arguments: { path: '../escape' } },
+    ]);
+    const id = journal.recentBatches(1)[0]?.id as string;
+    const batch = journal.batch(id);
+    expect(batch?.calls.map((c) => c.status)).toEqual(['denied', 'denied']);
+    expect(batch?.calls[0]?.decision).toMatchObject({
+      action: 'ask',
+      rule: 'tools.approval.prompt_side_effects',
+    });
+    expect(batch?.calls[0]?.approval).toMatchObject({
+      toolName: 'write_file',
+      summary: 'Create x.txt (1 bytes)',
+    });
+    journal.close();
+  });
+
+  it('the read-before-write cache persists per session across restarts', async () => {
+    const { root, file } = setup();
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(path.join(root, 'a.txt'), 'one\n');
+    const first = SqliteJournal.open(file);
+    await createToolgate({
+      config: validateConfig({}),
+      roots: [root],
+      journal: first,
+      session: 's1',
+    }).execute([{ id: '1', name: 'read_file', arguments: { path: 'a.txt' } }]);
+    first.close();
+    const second = SqliteJournal.open(file);
+    const other = createToolgate({
+      config: validateConfig({}),
+      roots: [root],
+      journal: second,
+      session: 's2',
+      approver: approveAll,
+    });
+    const [stale] = await other.execute([
+      {
+        id: '2',
+        name: 'edit_file',
+        arguments: { path: 'a.txt', edits: [{ target: 'one', replacement: 'two' }] },
+      },
+    ]);
+    expect(stale?.error?.type).toBe('StaleFile');
+    const same = createToolgate({
+      config: validateConfig({}),
+      roots: [root],
+      journal: second,
+      session: 's1',
+      approver: approveAll,
+    });
+    const [edited] = await same.execute([
+      {
+        id: '3',
+        name: 'edit_file',
+        arguments: { path: 'a.txt', edits: [{ target: 'one', replacement: 'two' }] },
+      },
+    ]);
+    expect(edited?.ok).toBe(true);
+    expect(readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('two\n');
+    second.close();
+  });
+
+  it('a batch waiting for approval survives a restart; answered later, only the approved calls run', async () => {
+    const { root, file } = setup();
+    const journal = SqliteJournal.open(file);
+    const never: Approver = () => new Promise(() => {});
+    const gate = createToolgate({
+      config: validateConfig({ tools: { approval: { timeout_seconds: 3600 } } }),
+      roots: [root],
+      journal,
+      session: 's',
+      approver: never,
+    });
+    void gate.execute([
+      { id: 'a', name: 'write_file', arguments: { path: 'a.txt', content: 'A' } },
+      { id: 'b', name: 'write_file', arguments: { path: 'b.txt', content: 'B' } },
+      { id: 'c', name: 'list_directory', arguments: { path: '.' } },
+    ]);
+    await new Promise((r) => setTimeout(r, 50));
+    // "Restart": a new connection, a new pipeline; the old one is simply abandoned.
+    const after = SqliteJournal.open(file);
+    const [pending] = after.incompleteBatches();
+    expect(pending?.status).toBe('awaiting_approval');
+    expect(pending?.calls.map((c) => c.status)).toEqual([
+      'awaiting_approval',
+      'awaiting_approval',
+      'planned',
+    ]);
+    const later = createToolgate({ config: validateConfig({}), roots: [root], journal: after, session: 's' });
+    const results = await later.resumePending(pending?.id as string, {
+      approver: async () => ({ kind: 'approve_selected', ids: ['b'] }),
+    });
+    expect(results.map((r) => [r.id, r.ok])).toEqual([
+      ['a', false],
+      ['b', true],
+      ['c', true],
+    ]);
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(path.join(root, 'a.txt'))).toBe(false);
+    expect(readFileSync(path.join(root, 'b.txt'), 'utf8')).toBe('B');
+    expect(after.batch(pending?.id as string)?.calls.map((c) => c.status)).toEqual([
+      'denied',
+      'done',
+      'done',
+    ]);
+    after.close();
+  });
+
+  it('rate limits count calls across runs through the journal', async () => {
+    const { root, file } = setup();
+    const config = validateConfig({
+      tools: { governance: { tools: { read_file: { rate_limit_per_hour: 2 } } } },
+    });
+    for (let run = 0; run < 3; run++) {
+      const journal = SqliteJournal.open(file);
+      const [r] = await createToolgate({ config, roots: [root], journal })
+        .execute([
+          { id: 'x', name: 'list_directory', arguments: { path: '.' } },
+          { id: 'y', name: 'read_file', arguments: { path: 'missing' } },
+        ])
+        .then((rs) => rs.slice(1));
+      expect(r?.error?.type).toBe(run < 2 ? 'NotFound' : 'LimitExceeded');
+      journal.close();
+    }
+  });
+
+  it('a journal that cannot record stops the batch before anything runs', async () => {
+    const { root, file } = setup();
+    const journal = SqliteJournal.open(file);
+    journal.close(); // every write now fails
+    let ran = false;
+    const tool = testTool('t', async () => {
+      ran = true;
+      return 'x';
+    });
+    const gate = createToolgate({
+      config: validateConfig({}),
+      roots: [root],
+      journal,
+      builtins: false,
+      tools: [tool],
+    });
+    const results = await gate.execute([
+      { id: '1', name: 't', arguments: {} },
+      { id: '2', name: 't', arguments: {} },
+    ]);
+    expect(ran).toBe(false);
+    expect(results.map((r) => [r.id, r.error?.type])).toEqual([
+      ['1', 'Internal'],
+      ['2', 'Internal'],
+    ]);
+    expect(results[0]?.content).toMatch(/not executed: .*journal/);
+  });
+});

@@ -1,0 +1,81 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { JournalError } from '../../src/journal/journal.js';
+import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { makeTempDir } from '../helpers/workspace.js';
+import { journalConformance } from './journal-conformance.js';
+
+journalConformance('SQLite file', () => {
+  const file = path.join(makeTempDir('toolgate-journal-'), 'journal.db');
+  const journal = SqliteJournal.open(file);
+  return { journal, reopen: () => SqliteJournal.open(file) };
+});
+
+describe('SqliteJournal', () => {
+  it('uses WAL, synchronous=FULL and a versioned schema', () => {
+    const file = path.join(makeTempDir(), 'j.db');
+    const j = SqliteJournal.open(file);
+    // synchronous = 2 is FULL: every commit is fsynced before it returns.
+    expect(j.settings()).toEqual({
+      journalMode: 'wal',
+      synchronous: 2,
+      busyTimeoutMs: 5000,
+      schemaVersion: 1,
+    });
+    j.close();
+  });
+
+  it('a file from a newer toolgate is refused, not guessed at', () => {
+    const file = path.join(makeTempDir(), 'j.db');
+    const db = new Database(file);
+    db.pragma('user_version = 99');
+    db.close();
+    expect(() => SqliteJournal.open(file)).toThrow(/newer than this toolgate/);
+  });
+
+  it('a damaged file gives a clear error naming it', () => {
+    const file = path.join(makeTempDir(), 'j.db');
+    writeFileSync(
+      file,
+      'this is not a database at all, just text that is long enough to look like a header..',
+    );
+    expect(() => SqliteJournal.open(file)).toThrow(JournalError);
+    expect(() => SqliteJournal.open(file)).toThrow(/damaged or not a toolgate database/);
+  });
+
+  it('a read-only file gives a clear error and keeps what was committed', () => {
+    const dir = makeTempDir();
+    const file = path.join(dir, 'j.db');
+    const j = SqliteJournal.open(file);
+    const id = j.beginBatch('s', [{ id: 'a', name: 't', arguments: {} }]);
+    j.close();
+    const ro = new Database(file, { readonly: true });
+    expect(ro.prepare('SELECT count(*) AS n FROM calls WHERE batch_id = ?').get(id)).toEqual({ n: 1 });
+    ro.close();
+    // As root, permissions do not stop writes: open read-only at the SQLite level instead.
+    const readonly = new Database(file, { readonly: true });
+    expect(() => readonly.prepare("INSERT INTO sessions VALUES ('x', 1)").run()).toThrow(/readonly/i);
+    readonly.close();
+    chmodSync(file, 0o644);
+  });
+
+  it('a lock held by another process is a clear "locked" error after the busy timeout', () => {
+    const file = path.join(makeTempDir(), 'j.db');
+    SqliteJournal.open(file).close();
+    const holder = new Database(file);
+    holder.pragma('journal_mode = WAL');
+    holder.prepare('BEGIN EXCLUSIVE').run();
+    const j = SqliteJournal.open(file, { busyTimeoutMs: 50 });
+    expect(() => j.beginBatch('s', [{ id: 'a', name: 't', arguments: {} }])).toThrow(
+      /locked by another process/,
+    );
+    holder.prepare('ROLLBACK').run();
+    holder.close();
+    // Once free, it works, and nothing half-written was left behind.
+    const id = j.beginBatch('s', [{ id: 'a', name: 't', arguments: {} }]);
+    expect(j.incompleteBatches().map((b) => b.id)).toEqual([id]);
+    j.close();
+  });
+});
