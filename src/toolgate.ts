@@ -52,6 +52,8 @@ export interface ExecuteBatchOptions {
   signal?: AbortSignal;
   /** The assistant text that came with the calls (journaled with them, FR-RES-01). */
   assistantText?: string;
+  /** The batch id under which calls were already journaled while streaming (recordStreamedCall). */
+  batchId?: string;
   onEvent?: (event: ToolEvent) => void;
   observer?: BatchObserver;
   approver?: Approver;
@@ -141,6 +143,7 @@ export class Toolgate {
     try {
       batchId = journal.beginBatch(this.session, calls, {
         ...(options.assistantText ? { assistantText: options.assistantText } : {}),
+        ...(options.batchId ? { batchId: options.batchId } : {}),
         plan: planEntries(planned),
       });
     } catch (error) {

@@ -72,6 +72,12 @@ export interface Journal {
    * confirmation request (status `awaiting_approval`).
    */
   beginBatch(session: string, calls: readonly ToolCall[], options?: BeginBatchOptions): string;
+  /**
+   * FR-RES-04a: records a tool call the moment a provider stream has it whole, before the response
+   * (and so the batch) is complete. The batch is created on the first call. Then `execute` with
+   * the same `batchId` plans and runs it.
+   */
+  recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall): void;
   /** Records today's decisions for a pending batch being planned again after a restart. */
   replan(batchId: string, plan: readonly PlanEntry[]): void;
   /** The answer to the batch's confirmations: these calls may run. */

@@ -132,6 +132,7 @@ export class SqliteJournal implements Journal {
         "UPDATE calls SET status = 'awaiting_approval', approval = ? WHERE batch_id = ? AND call_index = ?",
       ),
       setBatchStatus: db.prepare('UPDATE batches SET status = ? WHERE id = ?'),
+      setAssistantText: db.prepare('UPDATE batches SET assistant_text = ? WHERE id = ?'),
       setRunning: db.prepare(
         "UPDATE calls SET status = 'running', started_at = ? WHERE batch_id = ? AND call_index = ?",
       ),
@@ -188,9 +189,14 @@ export class SqliteJournal implements Journal {
     const now = Date.now();
     this.#write(() => {
       this.#stmt.ensureSession.run(session, now);
-      this.#stmt.insertBatch.run(id, session, 'open', options.assistantText ?? null, now);
+      // Calls already journaled while streaming (recordStreamedCall) are kept; the rest are added.
+      const streamed = this.#stmt.batch.get(id) as BatchRow | undefined;
+      if (streamed) this.#stmt.setAssistantText.run(options.assistantText ?? null, id);
+      else this.#stmt.insertBatch.run(id, session, 'open', options.assistantText ?? null, now);
+      const known = new Set((this.#stmt.calls.all(id) as CallRow[]).map((c) => c.call_index));
       calls.forEach((call, index) => {
-        this.#stmt.insertCall.run(id, index, call.id, call.name, JSON.stringify(call.arguments));
+        if (!known.has(index))
+          this.#stmt.insertCall.run(id, index, call.id, call.name, JSON.stringify(call.arguments));
       });
       for (const entry of options.plan ?? []) this.#applyPlan(id, entry);
       // FR-RES-01: the assistant message with its tool uses, in call order.
@@ -218,6 +224,15 @@ export class SqliteJournal implements Journal {
       this.#stmt.setAwaiting.run(JSON.stringify(entry.approval), batchId, entry.index);
       this.#stmt.setBatchStatus.run('awaiting_approval', batchId);
     }
+  }
+
+  recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall): void {
+    const now = Date.now();
+    this.#write(() => {
+      this.#stmt.ensureSession.run(session, now);
+      if (!this.#stmt.batch.get(batchId)) this.#stmt.insertBatch.run(batchId, session, 'open', null, now);
+      this.#stmt.insertCall.run(batchId, index, call.id, call.name, JSON.stringify(call.arguments));
+    });
   }
 
   /** Re-planning a pending batch (after a restart) records today's decisions over the old ones. */

@@ -164,3 +164,46 @@ export function journalConformance(
     });
   });
 }
+
+export function streamingConformance(
+  name: string,
+  make: () => { journal: Journal; reopen: () => Journal },
+): void {
+  describe(`Journal conformance (streaming): ${name}`, () => {
+    it('FR-RES-04a: calls journaled while streaming survive a crash before the batch completes', () => {
+      const { journal, reopen } = make();
+      journal.recordStreamedCall('s', 'b1', 0, { id: 'c0', name: 'read_file', arguments: '{"path":"a"' });
+      journal.recordStreamedCall('s', 'b1', 1, { id: 'c1', name: 'write_file', arguments: {} });
+      const after = reopen();
+      const [pending] = after.incompleteBatches();
+      expect(pending?.id).toBe('b1');
+      expect(pending?.calls.map((c) => [c.id, c.status])).toEqual([
+        ['c0', 'planned'],
+        ['c1', 'planned'],
+      ]);
+      expect(after.resumeBatch('b1').map((r) => r.error?.message)).toEqual([
+        'not executed: interrupted',
+        'not executed: interrupted',
+      ]);
+    });
+
+    it('the batch then begins under the same id, keeping the streamed calls', () => {
+      const { journal } = make();
+      journal.recordStreamedCall('s', 'b2', 0, { id: 'c0', name: 't', arguments: {} });
+      journal.beginBatch(
+        's',
+        [
+          { id: 'c0', name: 't', arguments: {} },
+          { id: 'c1', name: 't', arguments: {} },
+        ],
+        {
+          batchId: 'b2',
+          assistantText: 'two calls',
+        },
+      );
+      const batch = journal.batch('b2');
+      expect(batch?.calls.map((c) => c.id)).toEqual(['c0', 'c1']);
+      expect(batch?.assistantText).toBe('two calls');
+    });
+  });
+}

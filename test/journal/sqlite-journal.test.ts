@@ -5,13 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { JournalError } from '../../src/journal/journal.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { makeTempDir } from '../helpers/workspace.js';
-import { journalConformance } from './journal-conformance.js';
+import { journalConformance, streamingConformance } from './journal-conformance.js';
 
-journalConformance('SQLite file', () => {
+const sqliteFile = () => {
   const file = path.join(makeTempDir('toolgate-journal-'), 'journal.db');
   const journal = SqliteJournal.open(file);
   return { journal, reopen: () => SqliteJournal.open(file) };
-});
+};
+journalConformance('SQLite file', sqliteFile);
+streamingConformance('SQLite file', sqliteFile);
 
 describe('SqliteJournal', () => {
   it('uses WAL, synchronous=FULL and a versioned schema', () => {
