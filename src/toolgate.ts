@@ -110,6 +110,16 @@ export class Toolgate {
     return this.journal ? new JournalReadCache(this.journal, this.session) : new MemoryReadCache();
   }
 
+  /** Awaits the async set-up of the tools a batch uses (e.g. the shell parser), before planning. */
+  async prepare(calls: readonly ToolCall[]): Promise<void> {
+    const tools = new Set(
+      calls
+        .map((c) => this.registry.get(typeof c?.name === 'string' ? c.name : ''))
+        .filter((t) => t?.prepare),
+    );
+    await Promise.all([...tools].map((t) => t?.prepare?.().catch(() => {}))); // a failed set-up shows up as a fail-closed plan
+  }
+
   /** Plans a batch without running anything (also what `toolgate policy explain` shows). */
   plan(calls: readonly ToolCall[]): PlannedCall[] {
     const tools = this.config.tools;
@@ -130,6 +140,7 @@ export class Toolgate {
   /** Runs one batch: exactly one result per call, in call order. */
   async execute(calls: readonly ToolCall[], options: ExecuteBatchOptions = {}): Promise<ToolResult[]> {
     const journal = this.journal;
+    await this.prepare(calls);
     let planned: PlannedCall[];
     try {
       planned = this.plan(calls); // pure: nothing runs or changes while planning
@@ -171,7 +182,9 @@ export class Toolgate {
         `batch ${batchId} is not waiting for approval (status ${record.status}); use resume or discard`,
       );
     }
-    const planned = this.plan(record.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })));
+    const calls = record.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
+    await this.prepare(calls);
+    const planned = this.plan(calls);
     journal.replan(batchId, planEntries(planned));
     return this.#run(planned, options, batchId);
   }

@@ -76,8 +76,8 @@ export function buildProgram(): Command {
       .argument('<tool>', 'tool name')
       .argument('[args]', 'arguments as JSON, e.g. \'{"path":"src/a.ts"}\'')
       .option('--json', 'print the explanation as JSON'),
-  ).action((tool: string, args: string | undefined, opts) => {
-    process.exitCode = runPolicyExplain(tool, args, opts, process.stdout);
+  ).action(async (tool: string, args: string | undefined, opts) => {
+    process.exitCode = await runPolicyExplain(tool, args, opts, process.stdout);
   });
 
   withSetup(

@@ -6,12 +6,12 @@ import { UsageError } from './usage-error.js';
  * `toolgate policy explain <tool> '<json args>'`: plans the call without running it and prints the
  * outcome and which rule (in which file) decided it.
  */
-export function runPolicyExplain(
+export async function runPolicyExplain(
   tool: string,
   argsText: string | undefined,
   options: { config?: string; root?: string[]; json?: boolean },
   out: NodeJS.WritableStream,
-): number {
+): Promise<number> {
   let args: unknown = {};
   if (argsText !== undefined) {
     try {
@@ -30,7 +30,9 @@ export function runPolicyExplain(
     baseDir: setup.baseDir,
     ...(setup.configFile ? { configFile: setup.configFile } : {}),
   });
-  const [planned] = gate.plan([{ id: 'explain', name: tool, arguments: args as Record<string, unknown> }]);
+  const call = { id: 'explain', name: tool, arguments: args as Record<string, unknown> };
+  await gate.prepare([call]);
+  const [planned] = gate.plan([call]);
   if (!planned) throw new Error('planner returned nothing');
   const d = planned.decision;
   const outcome =

@@ -98,6 +98,25 @@ const governance = z
   })
   .prefault({});
 
+const runCommand = z
+  .strictObject({
+    /** "os" runs commands under the OS sandbox (bubblewrap via @anthropic-ai/sandbox-runtime). */
+    sandbox: z.enum(['none', 'os']).default('none'),
+    /** Prefix rules on whole words, applied to every sub-command: "git status" allows `git status -s`. */
+    allow: names.default([]),
+    deny: names.default([]),
+    ask: names.default([]),
+    /** Let a built-in list of read-only commands (ls, cat, git status …) run without asking. */
+    auto_allow_read_only: z.boolean().default(false),
+    /** What substitutions, redirections to files, eval and unparsable commands get. */
+    on_risky: z.enum(['ask', 'deny']).default('ask'),
+    /** After SIGTERM on timeout or cancel, how long before SIGKILL. */
+    grace_ms: positiveInt.default(2000),
+    /** Hosts a sandboxed command may reach (network is off otherwise). */
+    allowed_hosts: names.default([]),
+  })
+  .prefault({});
+
 // Sections owned by later capabilities: accepted as tables now so a config written for them loads.
 const reserved = z.record(z.string(), z.unknown()).optional();
 
@@ -118,7 +137,7 @@ const tools = z
     edit,
     policy,
     governance,
-    run_command: reserved,
+    run_command: runCommand,
     web: reserved,
     memory: reserved,
     definitions: z.array(z.record(z.string(), z.unknown())).optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CommandFacts } from './command-facts.js';
 import { type GovernanceMode, riskOf, type Tier } from './tier.js';
 import type { JsonSchema, ToolContext, ToolDefinition, ToolLocation, ToolOutput } from './tool-definition.js';
 import { ToolError } from './tool-error.js';
@@ -16,6 +17,8 @@ export interface ToolSpec<S extends z.ZodType> {
   summary(args: z.output<S>): string;
   locations?(args: z.output<S>): ToolLocation[];
   execute(args: z.output<S>, ctx: ToolContext): Promise<ToolOutput | string>;
+  commandFacts?(args: z.output<S>): CommandFacts;
+  prepare?(): Promise<void>;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -56,5 +59,7 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
     summary: spec.summary,
     locations: spec.locations ?? (() => []),
     execute: spec.execute,
+    ...(spec.commandFacts ? { commandFacts: spec.commandFacts } : {}),
+    ...(spec.prepare ? { prepare: spec.prepare } : {}),
   });
 }

@@ -1,4 +1,5 @@
 import type { Sandbox } from '../sandbox/sandbox.js';
+import type { CommandFacts } from './command-facts.js';
 import type { GovernanceMode, RiskLevel, Tier } from './tier.js';
 
 /** A path or resource a call touches: what sandbox preflight checks and approval shows. */
@@ -51,6 +52,10 @@ export interface ToolDefinition<A = unknown> {
   summary(args: A): string;
   locations(args: A): ToolLocation[];
   execute(args: A, ctx: ToolContext): Promise<ToolOutput | string>;
+  /** For command tools: the parsed command, so policy judges every sub-command (run_command). */
+  commandFacts?(args: A): CommandFacts;
+  /** Async set-up awaited before a batch holding this tool is planned (e.g. loading a parser). */
+  prepare?(): Promise<void>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every argument type

@@ -1,3 +1,4 @@
+import type { CommandFacts } from '../core/command-facts.js';
 import type { ConfirmationRequest } from '../core/confirmation.js';
 import { errorResult } from '../core/make-result.js';
 import type { PlannedCall } from '../core/planned-call.js';
@@ -109,10 +110,12 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
     let args: unknown;
     let summary: string;
     let locations: ToolLocation[];
+    let commandFacts: CommandFacts | undefined;
     try {
       args = tool.parse(raw);
       summary = capSummary(redactSecrets(tool.summary(args)));
       locations = tool.locations(args);
+      commandFacts = tool.commandFacts?.(args);
     } catch (error) {
       const message = ToolError.isInstance(error)
         ? error.message
@@ -162,6 +165,7 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
       paths,
       recentCalls,
       ...(sandboxError ? { sandboxError } : {}),
+      ...(commandFacts ? { commandFacts } : {}),
     });
     const base = { call, index, tool, args, decision, summary };
     if (decision.action === 'deny') {

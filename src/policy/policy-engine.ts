@@ -1,5 +1,6 @@
 import picomatch from 'picomatch';
 import type { PolicyRule, ToolgateConfig } from '../config/config-schema.js';
+import type { CommandFacts } from '../core/command-facts.js';
 import type { PolicyAction, PolicyDecision } from '../core/policy-decision.js';
 import { type GovernanceMode, riskOf } from '../core/tier.js';
 import type { AnyToolDefinition } from '../core/tool-definition.js';
@@ -8,6 +9,7 @@ import type { ResolvedPath } from '../sandbox/sandbox.js';
 import { evaluateConditions } from './evaluate-conditions.js';
 import { governanceDefault } from './governance-defaults.js';
 import { type NameMatcher, nameMatcher, specificity } from './match-name.js';
+import { judgeShell, type ShellVerdict } from './shell-policy.js';
 
 export interface PolicyInput {
   tool: AnyToolDefinition;
@@ -19,9 +21,13 @@ export interface PolicyInput {
   sandboxError?: ToolError;
   /** Calls of this tool in the last hour, including earlier ones in this batch. */
   recentCalls: number;
+  /** For command tools: the parsed command line (every sub-command is judged). */
+  commandFacts?: CommandFacts;
 }
 
-type PolicyConfig = Pick<ToolgateConfig['tools'], 'approval' | 'policy' | 'governance'>;
+type PolicyConfig = Pick<ToolgateConfig['tools'], 'approval' | 'policy' | 'governance'> & {
+  run_command?: ToolgateConfig['tools']['run_command'];
+};
 
 const DEFAULTS_FILE = '(built-in defaults)';
 
@@ -180,6 +186,27 @@ export class PolicyEngine {
       }
     }
 
+    // Command tools: every parsed sub-command is judged; `command` conditions apply per sub-command.
+    let shell: ShellVerdict = { action: 'none' };
+    if (input.commandFacts) {
+      const rc = this.#config.run_command;
+      shell = judgeShell(
+        input.commandFacts,
+        {
+          allow: rc?.allow ?? [],
+          deny: rc?.deny ?? [],
+          ask: rc?.ask ?? [],
+          autoAllowReadOnly: rc?.auto_allow_read_only ?? false,
+          onRisky: rc?.on_risky ?? 'ask',
+        },
+        this.#rules.filter(
+          (r) => r.matches(tool.name) && r.rule.conditions.some((c) => c.param === 'command'),
+        ),
+        input.args,
+        input.paths,
+      );
+      if (shell.action === 'deny') return deny(shell.reason, shell.rule);
+    }
     const ruleHit = this.#matchRule(input);
     if (ruleHit?.action === 'deny') {
       return deny(
@@ -204,8 +231,12 @@ export class PolicyEngine {
         ruleHit.rule.message,
       );
     }
+    if (shell.action === 'ask') return ask(shell.reason, shell.rule);
     // A rule that allows specific arguments is the user's standing approval for exactly those (DESIGN §3).
-    const standingApproval = ruleHit?.action === 'allow' && ruleHit.rule.conditions.length > 0;
+    // So is a command line whose every sub-command an allow rule covers (run_command).
+    const shellAllowed = shell.action === 'allow';
+    const standingApproval =
+      shellAllowed || (ruleHit?.action === 'allow' && ruleHit.rule.conditions.length > 0);
 
     if (gov?.requires_approval_in_modes.includes(mode)) {
       return ask(
@@ -215,7 +246,7 @@ export class PolicyEngine {
     }
     if (modeSays === 'ask') return ask(`"${tool.name}" needs approval in ${mode} mode`, modeRule, modeFile);
 
-    const allowedByRule = ruleHit?.action === 'allow';
+    const allowedByRule = ruleHit?.action === 'allow' || shellAllowed;
     const allowlisted = this.#allowlist(tool.name);
     if (!allowedByRule) {
       if (approval.mode === 'deny' && !allowlisted) {
@@ -245,6 +276,8 @@ export class PolicyEngine {
       );
     }
 
+    if (shell.action === 'allow')
+      return { action: 'allow', reason: shell.reason, rule: shell.rule, file, risk: ruleRisk };
     if (ruleHit) {
       return {
         action: 'allow',
@@ -277,6 +310,8 @@ export class PolicyEngine {
     const rank = { deny: 3, ask: 2, allow: 1 } as const;
     for (const entry of this.#rules) {
       if (!entry.matches(input.tool.name)) continue;
+      // With parsed commands, `command` conditions were applied per sub-command by judgeShell.
+      if (input.commandFacts && entry.rule.conditions.some((c) => c.param === 'command')) continue;
       if (!evaluateConditions(entry.rule.conditions, input.args, input.paths)) continue;
       if (
         !best ||

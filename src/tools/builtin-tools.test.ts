@@ -11,6 +11,9 @@ const argsFor: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   read_many_files: fc.string({ minLength: 1 }).map((p) => ({ path: p, paths: [p] })),
   glob: fc.record({ path: fc.string({ minLength: 1 }), pattern: fc.constantFrom('*.ts', '**/*') }),
   grep: fc.record({ path: fc.string({ minLength: 1 }), pattern: fc.string({ minLength: 1 }) }),
+  run_command: fc
+    .record({ path: fc.string({ minLength: 1 }), command: fc.string({ minLength: 1 }) })
+    .map((r) => ({ ...r, cwd: r.path })),
   delete_file: fc.record({ path: fc.string({ minLength: 1 }), recursive: fc.boolean() }),
   edit_file: fc.record({
     path: fc.string({ minLength: 1 }),
@@ -37,7 +40,7 @@ describe('built-in tool invocations', () => {
           const { path: _p, ...rest } = generated;
           const pathless = tool.name === 'apply_patch' || tool.name === 'read_many_files';
           const raw = pathless ? generated : { path: _p, ...rest };
-          const args = tool.parse(pathless ? rest : raw);
+          const args = tool.parse(pathless || tool.name === 'run_command' ? rest : raw);
           expect(tool.summary(args).length).toBeGreaterThan(0);
           const locations = tool.locations(args);
           expect(Array.isArray(locations)).toBe(true);

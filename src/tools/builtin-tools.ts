@@ -11,6 +11,7 @@ import { createReadManyFilesTool } from './fs/read-many-files.js';
 import { StaleGuard } from './fs/stale-guard.js';
 import { createWriteFileTool } from './fs/write-file.js';
 import { createApplyPatchTool } from './patch/apply-patch.js';
+import { createRunCommandTool } from './shell/run-command.js';
 
 /** The built-in tools, each given only the settings it needs from the config. */
 export function builtinTools(
@@ -46,6 +47,12 @@ export function builtinTools(
       guard,
       maxFileBytes,
       maxPatchBytes: config.tools.apply_patch.max_patch_bytes,
+    }),
+    createRunCommandTool({
+      maxTimeoutMs: config.tools.timeouts.shell_commands_seconds * 1000,
+      graceMs: config.tools.run_command.grace_ms,
+      envDenylist: config.tools.environment.denylist,
+      keepBytes: Math.max(4096, config.tools.output.max_bytes),
     }),
   ];
 }

@@ -183,6 +183,7 @@ describe('other commands', () => {
       'list_directory',
       'read_file',
       'read_many_files',
+      'run_command',
       'write_file',
     ]);
     const anthropic = JSON.parse(runCli(['tools', '--format', 'anthropic']).stdout) as {

@@ -1,0 +1,14 @@
+/** One simple command as it would run, after wrappers (`bash -c`, `env`, `sudo`, …) are looked through. */
+export interface SimpleCommand {
+  /** Words; a word whose value is only known at run time (`$HOME`, `$(…)`) is undefined. */
+  argv: (string | undefined)[];
+  /** The command as text, for approval summaries and condition rules. */
+  text: string;
+}
+
+/** What policy needs to know about a shell command line (from the parsed command, not the string). */
+export interface CommandFacts {
+  commands: SimpleCommand[];
+  /** Constructs that never auto-allow: substitutions, redirections to files, eval, parse failures … */
+  risks: string[];
+}

@@ -1,0 +1,60 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+
+/** Starts `sh -c command` as the leader of a new process group (seed 000 FR-EXE-05/06), stdin closed. */
+export function spawnShell(
+  command: string,
+  options: { cwd: string; env: NodeJS.ProcessEnv; argv?: string[] },
+): ChildProcess {
+  const [file, ...args] = options.argv ?? ['/bin/sh', '-c', command];
+  return spawn(file as string, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+}
+
+/** Signals the whole group; a group that is already gone is fine. */
+export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: nothing left in the group. Failure to kill must not block completion (FR-EXE-05).
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SIGTERM to the group, then SIGKILL after `graceMs` if anything is left. Resolves when the group
+ * is gone (or after the SIGKILL, which cannot be refused). Event-driven on the leader's exit; the
+ * rest of the group is checked once, at the grace deadline.
+ */
+export function stopGroup(child: ChildProcess, graceMs: number): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined) return Promise.resolve();
+  signalGroup(pid, 'SIGTERM');
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      if (groupAlive(pid)) signalGroup(pid, 'SIGKILL');
+      resolve();
+    }, graceMs);
+    timer.unref();
+    const finish = () => {
+      if (!groupAlive(pid)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    if (child.exitCode !== null || child.signalCode !== null) finish();
+    else child.once('exit', finish);
+  });
+}

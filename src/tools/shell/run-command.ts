@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import type { CommandFacts } from '../../core/command-facts.js';
+import { defineTool } from '../../core/define-tool.js';
+import { ToolError } from '../../core/tool-error.js';
+import { truncateOutput } from '../../output/truncate-output.js';
+import { analyzeCommand } from './analyze-command.js';
+import { scrubEnv } from './env-scrub.js';
+import { HeadTailBuffer } from './output-buffer.js';
+import { signalGroup, spawnShell, stopGroup } from './process-group.js';
+import { loadShellParser } from './shell-parser.js';
+
+export interface RunCommandSettings {
+  /** Most a call may run ([tools.timeouts] shell_commands_seconds); timeout_ms is capped by it. */
+  maxTimeoutMs: number;
+  graceMs: number;
+  envDenylist: readonly string[];
+  /** Kept per stream: this many bytes of the start and of the end of the output. */
+  keepBytes: number;
+  /** Wraps the command for the OS sandbox (argv to spawn), or undefined to run it directly. */
+  wrap?: (command: string, cwd: string) => Promise<string[]>;
+}
+
+const args = z.strictObject({
+  command: z.string().min(1).describe('The shell command line (run with sh -c).'),
+  cwd: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Working directory, relative to the workspace root (default: the root).'),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('Stop the command after this long (capped by the configured maximum).'),
+  background: z.boolean().default(false).describe('Start as a background job (not available yet).'),
+});
+
+/** Newlines and control characters made visible, so an approval shows what will really run. */
+export function visibleCommand(command: string): string {
+  return command.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) =>
+    c === '\n' ? '⏎' : c === '\t' ? '⇥' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+}
+
+/**
+ * run_command (seed 000 FR-TOOL-CMD-01, DESIGN §4): `sh -c` in a new process group, stdin closed,
+ * a cwd inside the roots, a scrubbed environment, output streamed and kept in constant memory, and
+ * on timeout or cancel the whole group stopped (SIGTERM, grace, SIGKILL). Policy sees the parsed
+ * command (commandFacts) and judges every sub-command.
+ */
+export function createRunCommandTool(settings: RunCommandSettings) {
+  return defineTool({
+    name: 'run_command',
+    description:
+      'Run a shell command in the workspace (sh -c). Returns stdout, then "[stderr]" and stderr; a non-zero exit is an error that still carries the output. Every part of a compound command is checked by policy.',
+    args,
+    tier: 'privileged',
+    category: 'shell',
+    timeoutMs: settings.maxTimeoutMs + settings.graceMs + 1000,
+    summary: (a) => `Run command: ${visibleCommand(a.command)}${a.cwd ? ` (in ${a.cwd})` : ''}`,
+    locations: (a) => [{ path: a.cwd ?? '.', access: 'list' }],
+    commandFacts: (a): CommandFacts => analyzeCommand(a.command),
+    prepare: async () => {
+      await loadShellParser();
+    },
+    async execute(a, ctx) {
+      if (a.background) {
+        throw new ToolError(
+          'BadArgs',
+          'background jobs are not available yet; run the command without background',
+        );
+      }
+      const cwd = ctx.sandbox.resolve(a.cwd ?? '.');
+      const timeoutMs = Math.min(a.timeout_ms ?? settings.maxTimeoutMs, settings.maxTimeoutMs);
+      const env = scrubEnv(process.env, settings.envDenylist);
+      const argv = settings.wrap ? await settings.wrap(a.command, cwd.absolute) : undefined;
+      const child = spawnShell(a.command, { cwd: cwd.absolute, env, ...(argv ? { argv } : {}) });
+      const stdout = new HeadTailBuffer(settings.keepBytes, settings.keepBytes);
+      const stderr = new HeadTailBuffer(settings.keepBytes, settings.keepBytes);
+      child.stdout?.on('data', (chunk: Buffer) => {
+        stdout.push(chunk);
+        ctx.emit('stdout', chunk.toString('utf8'));
+      });
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr.push(chunk);
+        ctx.emit('stderr', chunk.toString('utf8'));
+      });
+      let stopReason: 'timeout' | 'cancel' | undefined;
+      const stop = (why: 'timeout' | 'cancel') => {
+        stopReason ??= why;
+        void stopGroup(child, settings.graceMs);
+      };
+      const timer = setTimeout(() => stop('timeout'), timeoutMs);
+      const onAbort = () => stop('cancel');
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+          (resolve, reject) => {
+            child.once('error', reject);
+            child.once('close', (c, s) => resolve({ code: c, signal: s }));
+            // The leader may exit while children still hold the pipes open: stop them, so `close` comes.
+            child.once('exit', () => signalGroup(child.pid, 'SIGKILL'));
+          },
+        );
+        const output = stdout.text() + (stderr.total > 0 ? `\n\n[stderr]\n${stderr.text()}` : '');
+        const body = truncateOutput(output, ctx.outputLimit).text;
+        if (stopReason === 'timeout') {
+          throw new ToolError(
+            'Timeout',
+            `the command ran longer than ${timeoutMs} ms and was stopped (its whole process group)\n${body}`,
+          );
+        }
+        if (stopReason === 'cancel')
+          throw new ToolError('Cancelled', `cancelled; the command's process group was stopped\n${body}`);
+        if (code !== 0) {
+          const why = code === null ? `killed by ${signal}` : `exit code ${code}`;
+          throw new ToolError('ExecutionFailed', `${why}\n${body}`, { exitCode: code, signal });
+        }
+        return {
+          content: body,
+          display: `exit 0, ${stdout.total} bytes out${stderr.total ? `, ${stderr.total} bytes err` : ''}`,
+          metadata: {
+            exitCode: 0,
+            stdoutBytes: stdout.total,
+            stderrBytes: stderr.total,
+            omitted: stdout.dropped + stderr.dropped,
+          },
+        };
+      } catch (error) {
+        if (ToolError.isInstance(error)) throw error;
+        throw new ToolError('ExecutionFailed', `could not start the command: ${(error as Error).message}`);
+      } finally {
+        clearTimeout(timer);
+        ctx.signal.removeEventListener('abort', onAbort);
+        signalGroup(child.pid, 'SIGKILL'); // nothing of the command outlives the call
+      }
+    },
+  });
+}

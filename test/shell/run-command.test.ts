@@ -1,0 +1,168 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/config/load-config.js';
+import { approveAll } from '../../src/core/confirmation.js';
+import type { ToolEvent } from '../../src/core/tool-event.js';
+import { createToolgate } from '../../src/toolgate.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'big-output-worker.mjs');
+
+function gate(root: string, tools: Record<string, unknown> = {}) {
+  return createToolgate({
+    config: validateConfig({ tools: { approval: { denylist: [] }, ...tools } }),
+    roots: [root],
+    approver: approveAll,
+  });
+}
+
+async function run(
+  root: string,
+  args: Record<string, unknown>,
+  tools: Record<string, unknown> = {},
+  signal?: AbortSignal,
+) {
+  const events: ToolEvent[] = [];
+  const [r] = await gate(root, tools).execute([{ id: '1', name: 'run_command', arguments: args }], {
+    onEvent: (e) => events.push(e),
+    ...(signal ? { signal } : {}),
+  });
+  if (!r) throw new Error('no result');
+  return { r, events };
+}
+
+/** Processes whose command line holds `marker` (the orphan check). */
+function processesWith(marker: string): string[] {
+  const out = spawnSync('pgrep', ['-af', marker], { encoding: 'utf8' }).stdout;
+  return out.split('\n').filter((l) => l.includes(marker) && !l.includes('pgrep'));
+}
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('run_command execution (FR-TOOL-CMD-01, FR-EXE-03..06)', () => {
+  const root = makeTempDir('toolgate-rc-');
+
+  it('Property 25/26: returns stdout, appends [stderr], and streams chunks as events', async () => {
+    const { r, events } = await run(root, { command: 'echo out; echo err >&2' });
+    expect(r).toMatchObject({ ok: true, content: 'out\n\n\n[stderr]\nerr\n' });
+    const text = (type: string) =>
+      events
+        .filter((e) => e.type === type)
+        .map((e) => (e as { chunk: string }).chunk)
+        .join('');
+    expect(text('stdout')).toBe('out\n');
+    expect(text('stderr')).toBe('err\n');
+    expect(events[0]?.type).toBe('started');
+    expect(events.at(-1)?.type).toBe('completed');
+  });
+
+  it('a non-zero exit is ExecutionFailed that still carries the exit code and the output', async () => {
+    const { r } = await run(root, { command: 'echo partial; echo why >&2; exit 7' });
+    expect(r.error?.type).toBe('ExecutionFailed');
+    expect(r.content).toBe('run_command failed: exit code 7\npartial\n\n\n[stderr]\nwhy\n');
+  });
+
+  it('Property 28: runs in cwd, which must be inside the roots', async () => {
+    mkdirSync(path.join(root, 'sub'), { recursive: true });
+    expect((await run(root, { command: 'pwd' })).r.content).toBe(`${root}\n`);
+    expect((await run(root, { command: 'pwd', cwd: 'sub' })).r.content).toBe(`${path.join(root, 'sub')}\n`);
+    expect((await run(root, { command: 'pwd', cwd: '..' })).r.error?.type).toBe('SandboxViolation');
+  });
+
+  it('stdin is closed: a command waiting for input ends at once', async () => {
+    expect((await run(root, { command: 'cat; echo done' })).r.content).toBe('done\n');
+  });
+
+  it('the environment is scrubbed by the default and the configured denylists (CFG-ENV-01)', async () => {
+    process.env.TOOLGATE_TEST_API_KEY = 'k-secret';
+    process.env.OPENAI_API_KEY = 'sk-secret';
+    process.env.MY_CUSTOM_VAR = 'custom-secret';
+    process.env.HARMLESS_VALUE = 'visible';
+    try {
+      const { r } = await run(root, { command: 'env' }, { environment: { denylist: ['MY_CUSTOM_*'] } });
+      expect(r.content).toContain('HARMLESS_VALUE=visible');
+      for (const secret of ['k-secret', 'sk-secret', 'custom-secret'])
+        expect(r.content).not.toContain(secret);
+    } finally {
+      delete process.env.TOOLGATE_TEST_API_KEY;
+      delete process.env.OPENAI_API_KEY;
+      delete process.env.MY_CUSTOM_VAR;
+      delete process.env.HARMLESS_VALUE;
+    }
+  });
+
+  it('Property 27: a timeout stops the whole process group: no orphans, grandchildren included', async () => {
+    const started = Date.now();
+    const { r } = await run(root, { command: "sh -c 'sleep 311 & sleep 312'; sleep 313", timeout_ms: 300 });
+    expect(r.error?.type).toBe('Timeout');
+    expect(Date.now() - started).toBeLessThan(5000);
+    await settle(200);
+    expect(processesWith('sleep 31')).toEqual([]);
+  });
+
+  it('a background child left by the command does not outlive the call', async () => {
+    const { r } = await run(root, { command: '(sleep 321 &) ; sleep 322 & echo started' });
+    expect(r.content).toBe('started\n');
+    await settle(200);
+    expect(processesWith('sleep 32')).toEqual([]);
+  });
+
+  it('cancel stops the group: SIGTERM, then SIGKILL for what ignores it', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const started = Date.now();
+    const { r } = await run(
+      root,
+      { command: "trap '' TERM; sleep 331" },
+      { run_command: { grace_ms: 300 } },
+      controller.signal,
+    );
+    expect(r.error?.type).toBe('Cancelled');
+    await settle(600);
+    expect(processesWith('sleep 331')).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('timeout_ms is capped by shell_commands_seconds', async () => {
+    const { r } = await run(
+      root,
+      { command: 'sleep 5', timeout_ms: 60_000 },
+      { timeouts: { shell_commands_seconds: 0.3 } },
+    );
+    expect(r.error?.type).toBe('Timeout');
+  });
+
+  it('output over the limit keeps the start and the end, within the limit', async () => {
+    const { r } = await run(root, { command: 'seq 1 200000' }, { output: { max_bytes: 8192 } });
+    expect(Buffer.byteLength(r.content)).toBeLessThanOrEqual(8192);
+    expect(r.content.startsWith('1\n2\n3\n')).toBe(true);
+    expect(r.content).toMatch(/bytes of output omitted|output truncated/);
+  });
+
+  it('background jobs say clearly that they are not available yet', async () => {
+    const { r } = await run(root, { command: 'ls', background: true });
+    expect(r.error?.type).toBe('BadArgs');
+    expect(r.content).toMatch(/not available yet/);
+  });
+
+  it('a command printing 1 GB keeps memory flat (peak RSS growth < 150 MB)', () => {
+    const out = spawnSync(process.execPath, [WORKER, root, String(1024 * 1024 * 1024)], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const report = JSON.parse(out.stdout) as {
+      ok: boolean;
+      maxRss: number;
+      rssBefore: number;
+      contentBytes: number;
+      metadata: { stdoutBytes: number };
+    };
+    expect(report.ok).toBe(true);
+    expect(report.metadata.stdoutBytes).toBe(1024 * 1024 * 1024);
+    expect(report.contentBytes).toBeLessThanOrEqual(102_400);
+    expect(report.maxRss - report.rssBefore).toBeLessThan(150 * 1024 * 1024);
+  }, 180_000);
+});
