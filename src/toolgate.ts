@@ -99,7 +99,11 @@ export class Toolgate {
     const builtins =
       options.builtins === false
         ? []
-        : builtinTools(this.config, { readCache: options.readCache ?? this.#defaultReadCache() });
+        : builtinTools(this.config, {
+            readCache: options.readCache ?? this.#defaultReadCache(),
+            roots: this.sandbox.roots,
+            deniedFiles,
+          });
     this.registry = new ToolRegistry([...builtins, ...(options.tools ?? [])]);
     this.#rates =
       options.rates ?? (this.journal ? new JournalRateCounter(this.journal) : new SlidingWindowCounter());

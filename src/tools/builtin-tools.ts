@@ -1,5 +1,6 @@
 import type { ToolgateConfig } from '../config/config-schema.js';
 import type { AnyToolDefinition } from '../core/tool-definition.js';
+import { DEFAULT_DENIED_PATTERNS, TOOLGATE_OWN_PATTERNS } from '../sandbox/default-denies.js';
 import { createDeleteFileTool } from './fs/delete-file.js';
 import { createEditFileTool } from './fs/edit-file.js';
 import { createGlobTool } from './fs/glob.js';
@@ -11,13 +12,18 @@ import { createReadManyFilesTool } from './fs/read-many-files.js';
 import { StaleGuard } from './fs/stale-guard.js';
 import { createWriteFileTool } from './fs/write-file.js';
 import { createApplyPatchTool } from './patch/apply-patch.js';
+import { OsSandbox } from './shell/os-sandbox.js';
 import { createRunCommandTool } from './shell/run-command.js';
 
+export interface SessionForTools {
+  readCache?: ReadCache;
+  /** The sandbox's canonical roots and toolgate's own files, for the OS sandbox of run_command. */
+  roots?: readonly string[];
+  deniedFiles?: readonly string[];
+}
+
 /** The built-in tools, each given only the settings it needs from the config. */
-export function builtinTools(
-  config: ToolgateConfig,
-  session: { readCache?: ReadCache } = {},
-): AnyToolDefinition[] {
+export function builtinTools(config: ToolgateConfig, session: SessionForTools = {}): AnyToolDefinition[] {
   const fileTimeoutMs = config.tools.timeouts.file_operations_seconds * 1000;
   const { edit } = config.tools;
   const guard = new StaleGuard(
@@ -53,6 +59,20 @@ export function builtinTools(
       graceMs: config.tools.run_command.grace_ms,
       envDenylist: config.tools.environment.denylist,
       keepBytes: Math.max(4096, config.tools.output.max_bytes),
+      ...(config.tools.run_command.sandbox === 'os'
+        ? {
+            osSandbox: new OsSandbox({
+              roots: session.roots ?? [],
+              deniedPatterns: [
+                ...TOOLGATE_OWN_PATTERNS,
+                ...(config.tools.sandbox.include_default_denies ? DEFAULT_DENIED_PATTERNS : []),
+                ...config.tools.sandbox.denied_patterns,
+              ],
+              deniedFiles: session.deniedFiles ?? [],
+              allowedHosts: config.tools.run_command.allowed_hosts,
+            }),
+          }
+        : {}),
     }),
   ];
 }

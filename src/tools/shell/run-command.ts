@@ -5,6 +5,7 @@ import { ToolError } from '../../core/tool-error.js';
 import { truncateOutput } from '../../output/truncate-output.js';
 import { analyzeCommand } from './analyze-command.js';
 import { scrubEnv } from './env-scrub.js';
+import type { OsSandbox } from './os-sandbox.js';
 import { HeadTailBuffer } from './output-buffer.js';
 import { signalGroup, spawnShell, stopGroup } from './process-group.js';
 import { loadShellParser } from './shell-parser.js';
@@ -16,8 +17,8 @@ export interface RunCommandSettings {
   envDenylist: readonly string[];
   /** Kept per stream: this many bytes of the start and of the end of the output. */
   keepBytes: number;
-  /** Wraps the command for the OS sandbox (argv to spawn), or undefined to run it directly. */
-  wrap?: (command: string, cwd: string) => Promise<string[]>;
+  /** Runs commands under the OS sandbox (config `sandbox = "os"`), or directly when undefined. */
+  osSandbox?: OsSandbox;
 }
 
 const args = z.strictObject({
@@ -73,8 +74,13 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       }
       const cwd = ctx.sandbox.resolve(a.cwd ?? '.');
       const timeoutMs = Math.min(a.timeout_ms ?? settings.maxTimeoutMs, settings.maxTimeoutMs);
-      const env = scrubEnv(process.env, settings.envDenylist);
-      const argv = settings.wrap ? await settings.wrap(a.command, cwd.absolute) : undefined;
+      let env = scrubEnv(process.env, settings.envDenylist);
+      let argv: string[] | undefined;
+      if (settings.osSandbox) {
+        const wrapped = await settings.osSandbox.wrap(a.command, cwd.absolute, ctx.callId);
+        argv = wrapped.argv;
+        env = { ...env, ...wrapped.env };
+      }
       const child = spawnShell(a.command, { cwd: cwd.absolute, env, ...(argv ? { argv } : {}) });
       const stdout = new HeadTailBuffer(settings.keepBytes, settings.keepBytes);
       const stderr = new HeadTailBuffer(settings.keepBytes, settings.keepBytes);
@@ -134,6 +140,7 @@ export function createRunCommandTool(settings: RunCommandSettings) {
         clearTimeout(timer);
         ctx.signal.removeEventListener('abort', onAbort);
         signalGroup(child.pid, 'SIGKILL'); // nothing of the command outlives the call
+        settings.osSandbox?.done();
       }
     },
   });

@@ -1,0 +1,90 @@
+import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import { rgPath } from '@vscode/ripgrep';
+import { ToolError } from '../../core/tool-error.js';
+
+export interface OsSandboxSettings {
+  /** Writable directories: the roots. Everything else is read-only. */
+  roots: readonly string[];
+  /** Globs (root-relative, like the sandbox's denied patterns) the command may not read or write. */
+  deniedPatterns: readonly string[];
+  /** Exact files the command may not read or write (toolgate's config and journal). */
+  deniedFiles: readonly string[];
+  /** Hosts the command may reach; none means no network. */
+  allowedHosts: readonly string[];
+}
+
+/**
+ * Runs commands under @anthropic-ai/sandbox-runtime (bubblewrap + socat on Linux): writable only
+ * inside the roots, the denied patterns unreadable too (denying `.env` also stops `cat .env`),
+ * network off unless hosts are allowed. The runtime is one per process; toolgate configures it
+ * from this session's settings before each command. If it cannot start, commands fail closed.
+ */
+export class OsSandbox {
+  readonly #config: SandboxRuntimeConfig;
+  static #active: string | undefined;
+
+  constructor(settings: OsSandboxSettings) {
+    const globs = settings.roots.flatMap((root) =>
+      settings.deniedPatterns.map((p) => (p.startsWith('/') ? p : `${root}/${p}`)),
+    );
+    const own = [
+      ...settings.deniedFiles,
+      ...settings.roots.flatMap((r) => [`${r}/.toolgate`, `${r}/toolgate.toml`]),
+    ];
+    this.#config = {
+      network: { allowedDomains: [...settings.allowedHosts], deniedDomains: [] },
+      filesystem: {
+        denyRead: [...globs, ...own],
+        allowWrite: [...settings.roots],
+        denyWrite: [...globs, ...own],
+      },
+      ripgrep: { command: rgPath },
+    } as SandboxRuntimeConfig;
+  }
+
+  /** What is missing for the OS sandbox here, in words; empty when it can run. */
+  static missing(): string[] {
+    if (!SandboxManager.isSupportedPlatform())
+      return [`this platform (${process.platform}) is not supported`];
+    return SandboxManager.checkDependencies({ command: rgPath }).errors;
+  }
+
+  async #activate(): Promise<void> {
+    const key = JSON.stringify(this.#config);
+    if (OsSandbox.#active === key) return;
+    const missing = OsSandbox.missing();
+    if (missing.length > 0) {
+      throw new ToolError(
+        'ExecutionFailed',
+        `the OS sandbox cannot start (${missing.join('; ')}); install bubblewrap and socat (apt-get install bubblewrap socat), or set [tools.run_command] sandbox = "none"`,
+      );
+    }
+    if (OsSandbox.#active === undefined) await SandboxManager.initialize(this.#config);
+    else SandboxManager.updateConfig(this.#config);
+    OsSandbox.#active = key;
+  }
+
+  /** The argv (and extra environment) that runs `command` inside the sandbox. */
+  async wrap(
+    command: string,
+    cwd: string,
+    commandId: string,
+  ): Promise<{ argv: string[]; env: NodeJS.ProcessEnv }> {
+    try {
+      await this.#activate();
+      return await SandboxManager.wrapWithSandboxArgv(command, undefined, undefined, undefined, cwd, {
+        commandId,
+      });
+    } catch (error) {
+      if (ToolError.isInstance(error)) throw error;
+      throw new ToolError(
+        'ExecutionFailed',
+        `the OS sandbox could not wrap the command: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  done(): void {
+    SandboxManager.cleanupAfterCommand();
+  }
+}

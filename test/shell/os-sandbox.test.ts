@@ -1,0 +1,95 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/config/load-config.js';
+import { approveAll } from '../../src/core/confirmation.js';
+import { createToolgate } from '../../src/toolgate.js';
+import { OsSandbox } from '../../src/tools/shell/os-sandbox.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+function gate(root: string, runCommand: Record<string, unknown> = {}, sandbox: Record<string, unknown> = {}) {
+  return createToolgate({
+    config: validateConfig({
+      tools: { approval: { denylist: [] }, run_command: { sandbox: 'os', ...runCommand }, sandbox },
+    }),
+    roots: [root],
+    approver: approveAll,
+  });
+}
+
+async function run(g: ReturnType<typeof gate>, command: string) {
+  const [r] = await g.execute([{ id: `c${Math.random()}`, name: 'run_command', arguments: { command } }]);
+  if (!r) throw new Error('no result');
+  return r;
+}
+
+describe('run_command under the OS sandbox (bubblewrap via sandbox-runtime)', () => {
+  it('bubblewrap and socat are installed here (.ci/run installs them)', () => {
+    expect(OsSandbox.missing()).toEqual([]);
+  });
+
+  it('writes only inside the roots', async () => {
+    const base = makeTempDir('toolgate-os-');
+    const root = path.join(base, 'root');
+    mkdirSync(root);
+    const g = gate(root);
+    const inside = await run(g, 'echo in > inside.txt && cat inside.txt');
+    expect(inside.content).toBe('in\n');
+    const outside = await run(g, `echo pwned > ${base}/outside.txt`);
+    expect(outside.ok).toBe(false);
+    expect(existsSync(path.join(base, 'outside.txt'))).toBe(false);
+    const home = await run(g, 'touch /root/toolgate-should-not-exist');
+    expect(home.ok).toBe(false);
+    expect(existsSync('/root/toolgate-should-not-exist')).toBe(false);
+  });
+
+  it("the sandbox's denied patterns are denied to the command too (denying .env stops `cat .env`)", async () => {
+    const root = makeTempDir('toolgate-os-');
+    writeFileSync(path.join(root, '.env'), 'API_SECRET=hunter2\n');
+    mkdirSync(path.join(root, 'keys'));
+    writeFileSync(path.join(root, 'keys', 'server.pem'), 'PEM-SECRET\n');
+    writeFileSync(path.join(root, 'toolgate.toml'), '[tools]\n');
+    writeFileSync(path.join(root, 'ok.txt'), 'fine\n');
+    const g = gate(root, {}, { denied_patterns: ['**/.env'] });
+    expect((await run(g, 'cat ok.txt')).content).toBe('fine\n');
+    for (const cmd of ['cat .env', 'cat keys/server.pem', 'cat toolgate.toml', 'echo x >> toolgate.toml']) {
+      const r = await run(g, cmd);
+      expect(r.ok, cmd).toBe(false);
+      expect(r.content).not.toMatch(/hunter2|PEM-SECRET/);
+    }
+  });
+
+  it('the network is off unless hosts are allowed', async () => {
+    const server = createServer((_req, res) => res.end('reached-server'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const root = makeTempDir('toolgate-os-');
+      const r = await run(
+        gate(root),
+        `${process.execPath} -e "fetch('http://127.0.0.1:${port}').then(r=>r.text()).then(console.log,()=>console.log('blocked'))"`,
+      );
+      expect(r.content).not.toContain('reached-server');
+      expect(r.content).toContain('blocked');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('fails closed, saying what is missing, when the sandbox cannot start', () => {
+    const script = path.join(HERE, 'os-sandbox-missing.mjs');
+    const out = spawnSync(process.execPath, [script, makeTempDir('toolgate-os-')], {
+      encoding: 'utf8',
+      env: { PATH: '/nonexistent' },
+    });
+    const result = JSON.parse(out.stdout) as { ok: boolean; content: string };
+    expect(result.ok).toBe(false);
+    expect(result.content).toMatch(/OS sandbox cannot start .*bubblewrap|bwrap/);
+    expect(result.content).toMatch(/apt-get install bubblewrap socat/);
+  });
+});
