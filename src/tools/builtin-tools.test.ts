@@ -14,6 +14,12 @@ const argsFor: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   run_command: fc
     .record({ path: fc.string({ minLength: 1 }), command: fc.string({ minLength: 1 }) })
     .map((r) => ({ ...r, cwd: r.path })),
+  system_metrics_snapshot: fc.constant({}),
+  check_process_health: fc.record({
+    pids: fc.array(fc.integer({ min: 1, max: 99999 }), { minLength: 1, maxLength: 3 }),
+  }),
+  read_system_logs: fc.record({ lines: fc.integer({ min: 1, max: 2000 }) }),
+  git_status: fc.record({ path: fc.string({ minLength: 1 }) }),
   delete_file: fc.record({ path: fc.string({ minLength: 1 }), recursive: fc.boolean() }),
   edit_file: fc.record({
     path: fc.string({ minLength: 1 }),
@@ -39,12 +45,13 @@ describe('built-in tool invocations', () => {
           // apply_patch takes only `patch`; the generated `path` is what its locations must name.
           const { path: _p, ...rest } = generated;
           const pathless = tool.name === 'apply_patch' || tool.name === 'read_many_files';
-          const raw = pathless ? generated : { path: _p, ...rest };
+          const raw = pathless || _p === undefined ? generated : { path: _p, ...rest };
           const args = tool.parse(pathless || tool.name === 'run_command' ? rest : raw);
           expect(tool.summary(args).length).toBeGreaterThan(0);
           const locations = tool.locations(args);
           expect(Array.isArray(locations)).toBe(true);
-          expect(locations.map((l) => l.path)).toContain(raw.path);
+          // Tools that touch paths name them; system tools that take none have no locations.
+          if (raw.path !== undefined) expect(locations.map((l) => l.path)).toContain(raw.path);
           for (const l of locations) expect(['read', 'write', 'delete', 'list']).toContain(l.access);
           expect(['low', 'medium', 'high']).toContain(tool.risk);
         }),

@@ -14,6 +14,10 @@ import { createWriteFileTool } from './fs/write-file.js';
 import { createApplyPatchTool } from './patch/apply-patch.js';
 import { OsSandbox } from './shell/os-sandbox.js';
 import { createRunCommandTool } from './shell/run-command.js';
+import { createGitStatusTool } from './system/git-status.js';
+import { createProcessHealthTool } from './system/process-health.js';
+import { createSystemLogsTool } from './system/system-logs.js';
+import { createSystemMetricsTool } from './system/system-metrics.js';
 
 export interface SessionForTools {
   readCache?: ReadCache;
@@ -74,5 +78,9 @@ export function builtinTools(config: ToolgateConfig, session: SessionForTools = 
           }
         : {}),
     }),
+    createSystemMetricsTool(),
+    createProcessHealthTool(),
+    createSystemLogsTool(),
+    createGitStatusTool(),
   ];
 }

@@ -176,14 +176,18 @@ describe('other commands', () => {
     const json = JSON.parse(runCli(['tools', '--json']).stdout) as { name: string; inputSchema: object }[];
     expect(json.map((t) => t.name)).toEqual([
       'apply_patch',
+      'check_process_health',
       'delete_file',
       'edit_file',
+      'git_status',
       'glob',
       'grep',
       'list_directory',
       'read_file',
       'read_many_files',
+      'read_system_logs',
       'run_command',
+      'system_metrics_snapshot',
       'write_file',
     ]);
     const anthropic = JSON.parse(runCli(['tools', '--format', 'anthropic']).stdout) as {

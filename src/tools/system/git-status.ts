@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { defineTool } from '../../core/define-tool.js';
+import { ToolError } from '../../core/tool-error.js';
+import { scrubEnv } from '../shell/env-scrub.js';
+import { runQuiet } from './run-quiet.js';
+
+const args = z.strictObject({
+  path: z
+    .string()
+    .min(1)
+    .default('.')
+    .describe('A directory inside the repository, relative to the workspace root.'),
+});
+
+export interface GitStatus {
+  branch: string | null;
+  upstream: string | null;
+  ahead: number;
+  behind: number;
+  staged: string[];
+  unstaged: string[];
+  untracked: string[];
+  conflicted: string[];
+}
+
+/** Parses `git status --porcelain=v2 --branch` (NUL-separated with -z). */
+export function parsePorcelainV2(text: string): GitStatus {
+  const out: GitStatus = {
+    branch: null,
+    upstream: null,
+    ahead: 0,
+    behind: 0,
+    staged: [],
+    unstaged: [],
+    untracked: [],
+    conflicted: [],
+  };
+  const records = text.split('\0');
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i] as string;
+    if (r.startsWith('# branch.head ')) out.branch = r.slice(14) === '(detached)' ? null : r.slice(14);
+    else if (r.startsWith('# branch.upstream ')) out.upstream = r.slice(18);
+    else if (r.startsWith('# branch.ab ')) {
+      const m = /\+(\d+) -(\d+)/.exec(r);
+      out.ahead = Number(m?.[1] ?? 0);
+      out.behind = Number(m?.[2] ?? 0);
+    } else if (r.startsWith('1 ') || r.startsWith('2 ')) {
+      const parts = r.split(' ');
+      const xy = parts[1] ?? '..';
+      const file = parts.slice(r.startsWith('1 ') ? 8 : 9).join(' ');
+      if (xy[0] !== '.') out.staged.push(file);
+      if (xy[1] !== '.') out.unstaged.push(file);
+      if (r.startsWith('2 ')) i++; // the rename's original path follows as its own record
+    } else if (r.startsWith('u ')) out.conflicted.push(r.split(' ').slice(10).join(' '));
+    else if (r.startsWith('? ')) out.untracked.push(r.slice(2));
+  }
+  return out;
+}
+
+/**
+ * seed 002 git_status: branch, ahead/behind, staged/unstaged/untracked from porcelain v2. Git runs
+ * with fsmonitor and external helpers switched off, so a repository's config cannot make a status
+ * query run a program.
+ */
+export function createGitStatusTool() {
+  return defineTool({
+    name: 'git_status',
+    description:
+      'Git status of the repository at path: branch, upstream, ahead/behind, staged, unstaged, untracked and conflicted files. JSON.',
+    args,
+    tier: 'read_only',
+    category: 'system',
+    timeoutMs: 15_000,
+    summary: (a) => `Git status of ${a.path}`,
+    locations: (a) => [{ path: a.path, access: 'list' }],
+    async execute(a, ctx) {
+      const dir = ctx.sandbox.resolve(a.path);
+      const result = await runQuiet(
+        'git',
+        [
+          '-c',
+          'core.fsmonitor=false',
+          '-c',
+          'core.untrackedCache=false',
+          '-c',
+          'status.showUntrackedFiles=normal',
+          'status',
+          '--porcelain=v2',
+          '--branch',
+          '-z',
+        ],
+        {
+          cwd: dir.absolute,
+          env: { ...scrubEnv(process.env), GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' },
+        },
+      );
+      if (!result) throw new ToolError('ExecutionFailed', 'git is not installed here');
+      if (result.code !== 0)
+        throw new ToolError('BadArgs', `"${dir.relative}" is not inside a git repository`);
+      const status = parsePorcelainV2(result.stdout);
+      return {
+        content: JSON.stringify(status),
+        display: `${status.branch ?? '(detached)'}: ${status.staged.length} staged, ${status.unstaged.length} unstaged, ${status.untracked.length} untracked`,
+      };
+    },
+  });
+}
