@@ -170,7 +170,8 @@ async function runOne(
     sandbox: options.sandbox,
     outputLimit: options.outputLimit,
     emit: (stream, chunk) => {
-      if (!stopReason) options.emit?.({ type: stream, callId: call.id, chunk: sanitizeForTerminal(chunk) });
+      if (!stopReason && options.emit)
+        options.emit({ type: stream, callId: call.id, chunk: sanitizeForTerminal(chunk) });
     },
   };
   let result: ToolResult;

@@ -29,8 +29,8 @@ async function run(g: ReturnType<typeof gate>, command: string) {
 }
 
 describe('run_command under the OS sandbox (bubblewrap via sandbox-runtime)', () => {
-  it('bubblewrap and socat are installed here (.ci/run installs them)', () => {
-    expect(OsSandbox.missing()).toEqual([]);
+  it('bubblewrap and socat are installed here (.ci/run installs them)', async () => {
+    expect(await OsSandbox.missing()).toEqual([]);
   });
 
   it('writes only inside the roots', async () => {

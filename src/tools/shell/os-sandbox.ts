@@ -1,6 +1,11 @@
-import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
+import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { rgPath } from '@vscode/ripgrep';
 import { ToolError } from '../../core/tool-error.js';
+
+/** Loaded only when a command runs with sandbox = "os": the runtime is large and most runs never need it. */
+async function runtime() {
+  return (await import('@anthropic-ai/sandbox-runtime')).SandboxManager;
+}
 
 export interface OsSandboxSettings {
   /** Writable directories: the roots. Everything else is read-only. */
@@ -43,24 +48,25 @@ export class OsSandbox {
   }
 
   /** What is missing for the OS sandbox here, in words; empty when it can run. */
-  static missing(): string[] {
-    if (!SandboxManager.isSupportedPlatform())
-      return [`this platform (${process.platform}) is not supported`];
-    return SandboxManager.checkDependencies({ command: rgPath }).errors;
+  static async missing(): Promise<string[]> {
+    const manager = await runtime();
+    if (!manager.isSupportedPlatform()) return [`this platform (${process.platform}) is not supported`];
+    return manager.checkDependencies({ command: rgPath }).errors;
   }
 
   async #activate(): Promise<void> {
     const key = JSON.stringify(this.#config);
     if (OsSandbox.#active === key) return;
-    const missing = OsSandbox.missing();
+    const missing = await OsSandbox.missing();
     if (missing.length > 0) {
       throw new ToolError(
         'ExecutionFailed',
         `the OS sandbox cannot start (${missing.join('; ')}); install bubblewrap and socat (apt-get install bubblewrap socat), or set [tools.run_command] sandbox = "none"`,
       );
     }
-    if (OsSandbox.#active === undefined) await SandboxManager.initialize(this.#config);
-    else SandboxManager.updateConfig(this.#config);
+    const manager = await runtime();
+    if (OsSandbox.#active === undefined) await manager.initialize(this.#config);
+    else manager.updateConfig(this.#config);
     OsSandbox.#active = key;
   }
 
@@ -72,7 +78,7 @@ export class OsSandbox {
   ): Promise<{ argv: string[]; env: NodeJS.ProcessEnv }> {
     try {
       await this.#activate();
-      return await SandboxManager.wrapWithSandboxArgv(command, undefined, undefined, undefined, cwd, {
+      return await (await runtime()).wrapWithSandboxArgv(command, undefined, undefined, undefined, cwd, {
         commandId,
       });
     } catch (error) {
@@ -85,6 +91,6 @@ export class OsSandbox {
   }
 
   done(): void {
-    SandboxManager.cleanupAfterCommand();
+    if (OsSandbox.#active !== undefined) void runtime().then((m) => m.cleanupAfterCommand());
   }
 }
