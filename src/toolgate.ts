@@ -4,6 +4,7 @@ import { approveBatch } from './approval/approve-batch.js';
 import type { ToolgateConfig } from './config/config-schema.js';
 import { defaultConfig } from './config/load-config.js';
 import { type Approver, denyAll } from './core/confirmation.js';
+import { type Grant, type GrantScope, type GrantStore, grantPrefix, MemoryGrantStore } from './core/grant.js';
 import { errorResult } from './core/make-result.js';
 import type { PlannedCall } from './core/planned-call.js';
 import { ToolRegistry } from './core/registry.js';
@@ -46,6 +47,8 @@ export interface ToolgateOptions {
   journal?: Journal;
   /** Conversation identity: the read cache and journal rows are kept per session. */
   session?: string;
+  /** Where "always allow" grants live (default: the journal, else memory). */
+  grants?: GrantStore;
 }
 
 export interface ExecuteBatchOptions {
@@ -73,6 +76,7 @@ export class Toolgate {
   readonly #approver: Approver;
   readonly journal: Journal | undefined;
   readonly session: string;
+  readonly #grants: GrantStore;
 
   constructor(options: ToolgateOptions = {}) {
     this.config = options.config ?? defaultConfig();
@@ -105,6 +109,12 @@ export class Toolgate {
             deniedFiles,
           });
     this.registry = new ToolRegistry([...builtins, ...(options.tools ?? [])]);
+    const journalForGrants = this.journal;
+    this.#grants =
+      options.grants ??
+      (journalForGrants
+        ? { list: (s) => journalForGrants.listGrants(s), add: (g) => journalForGrants.addGrant(g) }
+        : new MemoryGrantStore());
     this.#rates =
       options.rates ?? (this.journal ? new JournalRateCounter(this.journal) : new SlidingWindowCounter());
     this.#approver = options.approver ?? denyAll;
@@ -112,6 +122,36 @@ export class Toolgate {
 
   #defaultReadCache(): ReadCache {
     return this.journal ? new JournalReadCache(this.journal, this.session) : new MemoryReadCache();
+  }
+
+  #listGrants(): Grant[] {
+    try {
+      return this.#grants.list(this.session);
+    } catch {
+      return []; // without its grants a call just asks again: the safe side
+    }
+  }
+
+  /** Stores "always allow" for an approved call, as narrow as what was approved. */
+  #remember(p: PlannedCall, scope: Exclude<GrantScope, 'once'>): void {
+    const base = {
+      tool: p.call.name,
+      scope,
+      createdAt: Date.now(),
+      ...(scope === 'session' ? { session: this.session } : {}),
+    };
+    try {
+      if (p.commandFacts) {
+        for (const command of p.commandFacts.commands) {
+          const prefix = grantPrefix(command.argv);
+          if (prefix) this.#grants.add({ ...base, prefix });
+        }
+      } else {
+        this.#grants.add(base);
+      }
+    } catch {
+      // Not remembered: the person is asked again next time, nothing is allowed that was not approved.
+    }
   }
 
   /** Awaits the async set-up of the tools a batch uses (e.g. the shell parser), before planning. */
@@ -138,6 +178,7 @@ export class Toolgate {
         maxCallsPerBatch: tools.max_tool_calls_per_batch,
         maxArgsBytes: tools.max_tool_args_bytes,
       },
+      grants: this.#listGrants(),
     });
   }
 
@@ -202,6 +243,7 @@ export class Toolgate {
     const journal = batchId === undefined ? undefined : this.journal;
     const approved = await approveBatch(planned, options.approver ?? this.#approver, {
       timeoutMs: tools.approval.timeout_seconds * 1000,
+      remember: (p, scope) => this.#remember(p, scope),
       ...(options.signal ? { signal: options.signal } : {}),
     });
     if (journal && batchId !== undefined) {

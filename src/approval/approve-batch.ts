@@ -1,4 +1,5 @@
 import type { ApprovalDecision, Approver, ConfirmationRequest } from '../core/confirmation.js';
+import type { GrantScope } from '../core/grant.js';
 import { errorResult } from '../core/make-result.js';
 import type { PlannedCall } from '../core/planned-call.js';
 
@@ -10,7 +11,12 @@ import type { PlannedCall } from '../core/planned-call.js';
 export async function approveBatch(
   planned: readonly PlannedCall[],
   approver: Approver,
-  options: { signal?: AbortSignal; timeoutMs: number },
+  options: {
+    signal?: AbortSignal;
+    timeoutMs: number;
+    /** Called for each approved call the person asked to always allow (a grant with that scope). */
+    remember?: (planned: PlannedCall, scope: Exclude<GrantScope, 'once'>) => void;
+  },
 ): Promise<PlannedCall[]> {
   const requests: ConfirmationRequest[] = [];
   for (const p of planned) if (p.disposition.kind === 'needs_approval') requests.push(p.disposition.request);
@@ -22,7 +28,11 @@ export async function approveBatch(
     decision.kind === 'deny_all' && decision.reason ? decision.reason : 'the user did not approve this call';
   return planned.map((p) => {
     if (p.disposition.kind !== 'needs_approval') return p;
-    if (approved.has(p.call.id)) return { ...p, disposition: { kind: 'execute' } };
+    if (approved.has(p.call.id)) {
+      const scope = rememberScope(decision, p.call.id);
+      if (scope) options.remember?.(p, scope);
+      return { ...p, disposition: { kind: 'execute' } };
+    }
     return {
       ...p,
       disposition: {
@@ -31,6 +41,12 @@ export async function approveBatch(
       },
     };
   });
+}
+
+function rememberScope(decision: ApprovalDecision, id: string): Exclude<GrantScope, 'once'> | undefined {
+  if (decision?.kind === 'approve_all') return decision.remember;
+  if (decision?.kind === 'approve_selected') return decision.remember?.[id];
+  return undefined;
 }
 
 function approvedIds(decision: ApprovalDecision, requests: readonly ConfirmationRequest[]): Set<string> {

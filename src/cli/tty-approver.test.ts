@@ -62,3 +62,16 @@ describe('terminalApprover (FR-TUI-01)', () => {
     expect(t.shown()).toContain('xy');
   });
 });
+
+describe('terminalApprover grants', () => {
+  it("'always' approves all and remembers for the session; 'project' for the project", async () => {
+    expect(await terminalApprover(terminal(['always']))([req('1')], new AbortController().signal)).toEqual({
+      kind: 'approve_all',
+      remember: 'session',
+    });
+    expect(await terminalApprover(terminal(['project']))([req('1')], new AbortController().signal)).toEqual({
+      kind: 'approve_all',
+      remember: 'project',
+    });
+  });
+});

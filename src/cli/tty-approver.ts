@@ -49,8 +49,16 @@ export function terminalApprover(terminal: {
       requests.forEach((r, i) => {
         terminal.output.write(`${describe(r, i + 1)}\n`);
       });
-      const answer = (await ask('Approve [a]ll, [d]eny all, or [s]elect one by one? ')).trim().toLowerCase();
+      const answer = (
+        await ask(
+          "Approve [a]ll, [d]eny all, [s]elect one by one, or type 'always' (this session) or 'project'? ",
+        )
+      )
+        .trim()
+        .toLowerCase();
       if (answer === 'a' || answer === 'all') return { kind: 'approve_all' };
+      if (answer === 'always' || answer === 'session') return { kind: 'approve_all', remember: 'session' };
+      if (answer === 'project') return { kind: 'approve_all', remember: 'project' };
       if (answer === 's' || answer === 'select') {
         const ids: string[] = [];
         for (const [i, r] of requests.entries()) {

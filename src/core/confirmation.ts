@@ -1,3 +1,4 @@
+import type { GrantScope } from './grant.js';
 import type { RiskLevel } from './tier.js';
 import type { ToolLocation } from './tool-definition.js';
 
@@ -17,8 +18,12 @@ export interface ConfirmationRequest {
 }
 
 export type ApprovalDecision =
-  | { kind: 'approve_all' }
-  | { kind: 'approve_selected'; ids: readonly string[] }
+  | { kind: 'approve_all'; remember?: Exclude<GrantScope, 'once'> }
+  | {
+      kind: 'approve_selected';
+      ids: readonly string[];
+      remember?: Readonly<Record<string, Exclude<GrantScope, 'once'>>>;
+    }
   | { kind: 'deny_all'; reason?: string };
 
 /**

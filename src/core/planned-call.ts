@@ -1,3 +1,4 @@
+import type { CommandFacts } from './command-facts.js';
 import type { ConfirmationRequest } from './confirmation.js';
 import type { PolicyDecision } from './policy-decision.js';
 import type { ToolCall } from './tool-call.js';
@@ -20,4 +21,6 @@ export interface PlannedCall {
   decision?: PolicyDecision;
   /** Approval summary (redacted, ≤ 200 chars); present once the args parsed. */
   summary?: string;
+  /** For command tools: the parsed command line (grants are made from its sub-commands). */
+  commandFacts?: CommandFacts;
 }

@@ -1,4 +1,5 @@
 import type { ConfirmationRequest } from '../core/confirmation.js';
+import type { Grant } from '../core/grant.js';
 import type { PolicyDecision } from '../core/policy-decision.js';
 import type { ToolCall } from '../core/tool-call.js';
 import type { ToolResult } from '../core/tool-result.js';
@@ -94,6 +95,10 @@ export interface Journal {
   getReadRecord(session: string, path: string): ReadRecord | undefined;
   putReadRecord(session: string, path: string, record: ReadRecord): void;
   deleteReadRecord(session: string, path: string): void;
+
+  /** "Always allow" grants: this session's and every project-wide one. */
+  listGrants(session: string): Grant[];
+  addGrant(grant: Grant): void;
 
   /** Calls of a tool started since `since` (ms), across sessions: backs per-hour rate limits. */
   countCallsSince(tool: string, since: number): number;

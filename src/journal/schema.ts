@@ -53,6 +53,17 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (session_id, path)
   );
   `,
+  `
+  CREATE TABLE grants (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT,
+    tool TEXT NOT NULL,
+    prefix TEXT,
+    scope TEXT NOT NULL CHECK (scope IN ('session', 'project')),
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX grants_session ON grants(session_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

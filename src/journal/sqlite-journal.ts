@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ConfirmationRequest } from '../core/confirmation.js';
+import type { Grant } from '../core/grant.js';
 import { errorResult } from '../core/make-result.js';
 import type { ToolCall } from '../core/tool-call.js';
 import type { ToolResult } from '../core/tool-result.js';
@@ -157,6 +158,12 @@ export class SqliteJournal implements Journal {
         'INSERT INTO read_cache (session_id, path, sha256, read_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, path) DO UPDATE SET sha256 = excluded.sha256, read_at = excluded.read_at',
       ),
       deleteRead: db.prepare('DELETE FROM read_cache WHERE session_id = ? AND path = ?'),
+      listGrants: db.prepare(
+        "SELECT tool, prefix, scope, session_id, created_at FROM grants WHERE scope = 'project' OR session_id = ? ORDER BY id",
+      ),
+      addGrant: db.prepare(
+        'INSERT INTO grants (session_id, tool, prefix, scope, created_at) VALUES (?, ?, ?, ?, ?)',
+      ),
       countSince: db.prepare('SELECT count(*) AS n FROM calls WHERE name = ? AND started_at >= ?'),
       discard: db.prepare(
         "UPDATE calls SET discarded_result = result, result = ?, status = CASE WHEN status = 'running' THEN 'unknown' ELSE 'done' END, finished_at = coalesce(finished_at, ?) WHERE batch_id = ? AND call_index = ?",
@@ -301,6 +308,36 @@ export class SqliteJournal implements Journal {
 
   deleteReadRecord(session: string, file: string): void {
     this.#write(() => this.#stmt.deleteRead.run(session, file));
+  }
+
+  listGrants(session: string): Grant[] {
+    return (
+      this.#stmt.listGrants.all(session) as {
+        tool: string;
+        prefix: string | null;
+        scope: Grant['scope'];
+        session_id: string | null;
+        created_at: number;
+      }[]
+    ).map((r) => ({
+      tool: r.tool,
+      ...(r.prefix ? { prefix: JSON.parse(r.prefix) as string[] } : {}),
+      scope: r.scope,
+      ...(r.session_id ? { session: r.session_id } : {}),
+      createdAt: r.created_at,
+    }));
+  }
+
+  addGrant(grant: Grant): void {
+    this.#write(() =>
+      this.#stmt.addGrant.run(
+        grant.scope === 'session' ? (grant.session ?? null) : null,
+        grant.tool,
+        grant.prefix ? JSON.stringify(grant.prefix) : null,
+        grant.scope,
+        grant.createdAt,
+      ),
+    );
   }
 
   countCallsSince(tool: string, since: number): number {

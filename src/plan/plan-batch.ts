@@ -1,5 +1,6 @@
 import type { CommandFacts } from '../core/command-facts.js';
 import type { ConfirmationRequest } from '../core/confirmation.js';
+import type { Grant } from '../core/grant.js';
 import { errorResult } from '../core/make-result.js';
 import type { PlannedCall } from '../core/planned-call.js';
 import type { ToolRegistry } from '../core/registry.js';
@@ -28,6 +29,8 @@ export interface PlanDeps {
   rates: RateCounter;
   limits: PlanLimits;
   now?: number;
+  /** Standing grants of this session and project ("always allow" answers). */
+  grants?: readonly Grant[];
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -166,8 +169,9 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
       recentCalls,
       ...(sandboxError ? { sandboxError } : {}),
       ...(commandFacts ? { commandFacts } : {}),
+      ...(deps.grants?.length ? { grants: deps.grants } : {}),
     });
-    const base = { call, index, tool, args, decision, summary };
+    const base = { call, index, tool, args, decision, summary, ...(commandFacts ? { commandFacts } : {}) };
     if (decision.action === 'deny') {
       const type = decision.errorType ?? 'Denied';
       const message =

@@ -1,6 +1,7 @@
 import picomatch from 'picomatch';
 import type { PolicyRule, ToolgateConfig } from '../config/config-schema.js';
 import type { CommandFacts } from '../core/command-facts.js';
+import type { Grant } from '../core/grant.js';
 import type { PolicyAction, PolicyDecision } from '../core/policy-decision.js';
 import { type GovernanceMode, riskOf } from '../core/tier.js';
 import type { AnyToolDefinition } from '../core/tool-definition.js';
@@ -23,6 +24,8 @@ export interface PolicyInput {
   recentCalls: number;
   /** For command tools: the parsed command line (every sub-command is judged). */
   commandFacts?: CommandFacts;
+  /** "Always allow" grants in force for this session (and project). */
+  grants?: readonly Grant[];
 }
 
 type PolicyConfig = Pick<ToolgateConfig['tools'], 'approval' | 'policy' | 'governance'> & {
@@ -193,7 +196,13 @@ export class PolicyEngine {
       shell = judgeShell(
         input.commandFacts,
         {
-          allow: rc?.allow ?? [],
+          // A granted sub-command counts as allowed, exactly as narrow as it was granted.
+          allow: [
+            ...(rc?.allow ?? []),
+            ...(input.grants ?? [])
+              .filter((g) => g.tool === tool.name && g.prefix)
+              .map((g) => (g.prefix ?? []).join(' ')),
+          ],
           deny: rc?.deny ?? [],
           ask: rc?.ask ?? [],
           autoAllowReadOnly: rc?.auto_allow_read_only ?? false,
@@ -235,6 +244,9 @@ export class PolicyEngine {
     // A rule that allows specific arguments is the user's standing approval for exactly those (DESIGN §3).
     // So is a command line whose every sub-command an allow rule covers (run_command).
     const shellAllowed = shell.action === 'allow';
+    // A tool-wide grant ("always allow write_file this session") for a tool without parsed commands.
+    const toolGrant =
+      !input.commandFacts && (input.grants ?? []).some((g) => g.tool === tool.name && !g.prefix);
     const standingApproval =
       shellAllowed || (ruleHit?.action === 'allow' && ruleHit.rule.conditions.length > 0);
 
@@ -246,7 +258,7 @@ export class PolicyEngine {
     }
     if (modeSays === 'ask') return ask(`"${tool.name}" needs approval in ${mode} mode`, modeRule, modeFile);
 
-    const allowedByRule = ruleHit?.action === 'allow' || shellAllowed;
+    const allowedByRule = ruleHit?.action === 'allow' || shellAllowed || toolGrant;
     const allowlisted = this.#allowlist(tool.name);
     if (!allowedByRule) {
       if (approval.mode === 'deny' && !allowlisted) {

@@ -14,6 +14,7 @@ const argsFor: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   run_command: fc
     .record({ path: fc.string({ minLength: 1 }), command: fc.string({ minLength: 1 }) })
     .map((r) => ({ ...r, cwd: r.path })),
+  read_job_output: fc.record({ id: fc.string({ minLength: 1 }), stop: fc.boolean() }),
   system_metrics_snapshot: fc.constant({}),
   check_process_health: fc.record({
     pids: fc.array(fc.integer({ min: 1, max: 99999 }), { minLength: 1, maxLength: 3 }),

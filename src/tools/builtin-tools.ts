@@ -12,7 +12,9 @@ import { createReadManyFilesTool } from './fs/read-many-files.js';
 import { StaleGuard } from './fs/stale-guard.js';
 import { createWriteFileTool } from './fs/write-file.js';
 import { createApplyPatchTool } from './patch/apply-patch.js';
+import { JobManager } from './shell/background-jobs.js';
 import { OsSandbox } from './shell/os-sandbox.js';
+import { createReadJobOutputTool } from './shell/read-job-output.js';
 import { createRunCommandTool } from './shell/run-command.js';
 import { createGitStatusTool } from './system/git-status.js';
 import { createProcessHealthTool } from './system/process-health.js';
@@ -34,6 +36,7 @@ export function builtinTools(config: ToolgateConfig, session: SessionForTools = 
     edit.require_read_before_write ? (session.readCache ?? new MemoryReadCache()) : undefined,
   );
   const maxFileBytes = edit.max_file_bytes;
+  const jobs = new JobManager(Math.max(4096, config.tools.output.max_bytes));
   return [
     createReadFileTool({
       maxFileReadBytes: config.tools.read_file.max_file_read_bytes,
@@ -63,6 +66,7 @@ export function builtinTools(config: ToolgateConfig, session: SessionForTools = 
       graceMs: config.tools.run_command.grace_ms,
       envDenylist: config.tools.environment.denylist,
       keepBytes: Math.max(4096, config.tools.output.max_bytes),
+      jobs,
       ...(config.tools.run_command.sandbox === 'os'
         ? {
             osSandbox: new OsSandbox({
@@ -78,6 +82,7 @@ export function builtinTools(config: ToolgateConfig, session: SessionForTools = 
           }
         : {}),
     }),
+    createReadJobOutputTool({ jobs, graceMs: config.tools.run_command.grace_ms }),
     createSystemMetricsTool(),
     createProcessHealthTool(),
     createSystemLogsTool(),

@@ -184,6 +184,7 @@ describe('other commands', () => {
       'grep',
       'list_directory',
       'read_file',
+      'read_job_output',
       'read_many_files',
       'read_system_logs',
       'run_command',

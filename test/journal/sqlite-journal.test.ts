@@ -24,7 +24,7 @@ describe('SqliteJournal', () => {
       journalMode: 'wal',
       synchronous: 2,
       busyTimeoutMs: 5000,
-      schemaVersion: 1,
+      schemaVersion: 2,
     });
     j.close();
   });

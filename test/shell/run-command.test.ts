@@ -142,10 +142,46 @@ describe('run_command execution (FR-TOOL-CMD-01, FR-EXE-03..06)', () => {
     expect(r.content).toMatch(/bytes of output omitted|output truncated/);
   });
 
-  it('background jobs say clearly that they are not available yet', async () => {
-    const { r } = await run(root, { command: 'ls', background: true });
-    expect(r.error?.type).toBe('BadArgs');
-    expect(r.content).toMatch(/not available yet/);
+  it('background: starts a job, returns its id at once; read_job_output shows status and output', async () => {
+    const g = gate(root);
+    const [started] = await g.execute([
+      {
+        id: '1',
+        name: 'run_command',
+        arguments: { command: 'echo begin; sleep 0.3; echo end; exit 4', background: true },
+      },
+    ]);
+    expect(started?.content).toMatch(/^started background job job-1 \(pid \d+\)/);
+    const read = async (args: Record<string, unknown>) => {
+      const [r] = await g.execute([{ id: 'r', name: 'read_job_output', arguments: args }]);
+      return r;
+    };
+    expect((await read({ id: 'job-1' }))?.content).toMatch(/^job job-1: running for/);
+    await settle(700);
+    const done = await read({ id: 'job-1' });
+    expect(done?.content).toMatch(
+      /^job job-1: exited with code 4\ncommand: .*\noutput \(10 bytes\):\nbegin\nend\n$/,
+    );
+    expect((await read({ id: 'job-9' }))?.error?.type).toBe('NotFound');
+  });
+
+  it('background: stop ends the whole job group; nothing is left behind', async () => {
+    const g = gate(root);
+    await g.execute([
+      {
+        id: '1',
+        name: 'run_command',
+        arguments: { command: "sh -c 'sleep 341 & sleep 342'", background: true },
+      },
+    ]);
+    await settle(200);
+    expect(processesWith('sleep 34').length).toBeGreaterThan(0);
+    const [stopped] = await g.execute([
+      { id: 'r', name: 'read_job_output', arguments: { id: 'job-1', stop: true } },
+    ]);
+    expect(stopped?.content).toMatch(/ended by SIG|exited with code/);
+    await settle(300);
+    expect(processesWith('sleep 34')).toEqual([]);
   });
 
   it('a command printing 1 GB keeps memory flat (peak RSS growth < 150 MB)', () => {

@@ -4,6 +4,7 @@ import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
 import { truncateOutput } from '../../output/truncate-output.js';
 import { analyzeCommand } from './analyze-command.js';
+import type { JobManager } from './background-jobs.js';
 import { scrubEnv } from './env-scrub.js';
 import type { OsSandbox } from './os-sandbox.js';
 import { HeadTailBuffer } from './output-buffer.js';
@@ -19,6 +20,8 @@ export interface RunCommandSettings {
   keepBytes: number;
   /** Runs commands under the OS sandbox (config `sandbox = "os"`), or directly when undefined. */
   osSandbox?: OsSandbox;
+  /** This session's background jobs (shared with read_job_output). */
+  jobs: JobManager;
 }
 
 const args = z.strictObject({
@@ -34,7 +37,12 @@ const args = z.strictObject({
     .min(1)
     .optional()
     .describe('Stop the command after this long (capped by the configured maximum).'),
-  background: z.boolean().default(false).describe('Start as a background job (not available yet).'),
+  background: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Start as a background job and return its id at once; read its output later with read_job_output.',
+    ),
 });
 
 /** Newlines and control characters made visible, so an approval shows what will really run. */
@@ -66,12 +74,6 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       await loadShellParser();
     },
     async execute(a, ctx) {
-      if (a.background) {
-        throw new ToolError(
-          'BadArgs',
-          'background jobs are not available yet; run the command without background',
-        );
-      }
       const cwd = ctx.sandbox.resolve(a.cwd ?? '.');
       const timeoutMs = Math.min(a.timeout_ms ?? settings.maxTimeoutMs, settings.maxTimeoutMs);
       let env = scrubEnv(process.env, settings.envDenylist);
@@ -82,6 +84,19 @@ export function createRunCommandTool(settings: RunCommandSettings) {
         env = { ...env, ...wrapped.env };
       }
       const child = spawnShell(a.command, { cwd: cwd.absolute, env, ...(argv ? { argv } : {}) });
+      if (a.background) {
+        const job = settings.jobs.start(a.command, child);
+        await new Promise<void>((resolve, reject) => {
+          child.once('spawn', resolve);
+          child.once('error', reject);
+        }).catch((error: Error) => {
+          throw new ToolError('ExecutionFailed', `could not start the command: ${error.message}`);
+        });
+        return {
+          content: `started background job ${job.id} (pid ${child.pid}); read its output with read_job_output {"id": "${job.id}"}`,
+          metadata: { job: job.id, pid: child.pid },
+        };
+      }
       const stdout = new HeadTailBuffer(settings.keepBytes, settings.keepBytes);
       const stderr = new HeadTailBuffer(settings.keepBytes, settings.keepBytes);
       child.stdout?.on('data', (chunk: Buffer) => {

@@ -1,0 +1,71 @@
+import type { ChildProcess } from 'node:child_process';
+import { HeadTailBuffer } from './output-buffer.js';
+import { signalGroup, stopGroup } from './process-group.js';
+
+export interface Job {
+  id: string;
+  command: string;
+  child: ChildProcess;
+  output: HeadTailBuffer;
+  startedAt: number;
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
+}
+
+/** Every job group still running in this process, so none outlives toolgate. */
+const live = new Set<number>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // Synchronous kill on exit: background jobs die with the process that started them.
+  process.once('exit', () => {
+    for (const pid of live) signalGroup(pid, 'SIGKILL');
+  });
+}
+
+/**
+ * The background jobs of one session (`run_command` with `background: true`): output kept to a
+ * capped log (start and end), read by a later `read_job_output` call. Jobs are stopped on request
+ * and killed when the process exits.
+ */
+export class JobManager {
+  readonly #jobs = new Map<string, Job>();
+  #next = 1;
+
+  constructor(private readonly logBytes: number) {}
+
+  start(command: string, child: ChildProcess): Job {
+    installExitHook();
+    const id = `job-${this.#next++}`;
+    const job: Job = {
+      id,
+      command,
+      child,
+      output: new HeadTailBuffer(this.logBytes, this.logBytes),
+      startedAt: Date.now(),
+    };
+    const pid = child.pid;
+    if (pid !== undefined) live.add(pid);
+    child.stdout?.on('data', (chunk: Buffer) => job.output.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => job.output.push(chunk));
+    child.once('close', (code, signal) => {
+      job.exit = { code, signal };
+      if (pid !== undefined) {
+        signalGroup(pid, 'SIGKILL'); // whatever the job left behind in its group
+        live.delete(pid);
+      }
+    });
+    this.#jobs.set(id, job);
+    return job;
+  }
+
+  get(id: string): Job | undefined {
+    return this.#jobs.get(id);
+  }
+
+  async stop(job: Job, graceMs: number): Promise<void> {
+    if (job.exit) return;
+    await stopGroup(job.child, graceMs);
+  }
+}
