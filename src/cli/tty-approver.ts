@@ -22,8 +22,9 @@ function describe(request: ConfirmationRequest, n: number): string {
     ? `\n     at: ${request.locations.map((l) => `${l.access} ${l.path}`).join(', ')}`
     : '';
   const note = request.message ? `\n     note: ${request.message}` : '';
+  const full = request.detail && request.detail !== request.summary ? `\n     full: ${request.detail}` : '';
   return sanitizeForTerminal(
-    `  ${n}. [${RISK_MARK[request.risk]}] ${request.toolName}: ${request.summary}${where}\n     why asked: ${request.reason}${note}`,
+    `  ${n}. [${RISK_MARK[request.risk]}] ${request.toolName}: ${request.summary}${where}\n     why asked: ${request.reason}${note}${full}`,
   );
 }
 

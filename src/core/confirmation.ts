@@ -15,6 +15,8 @@ export interface ConfirmationRequest {
   rule: string;
   /** A rule's custom message, if any. */
   message?: string;
+  /** The full text to approve (e.g. the whole command, control characters made visible), redacted. */
+  detail?: string;
 }
 
 export type ApprovalDecision =

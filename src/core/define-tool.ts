@@ -18,6 +18,7 @@ export interface ToolSpec<S extends z.ZodType> {
   locations?(args: z.output<S>): ToolLocation[];
   execute(args: z.output<S>, ctx: ToolContext): Promise<ToolOutput | string>;
   commandFacts?(args: z.output<S>): CommandFacts;
+  approvalDetail?(args: z.output<S>): string;
   prepare?(): Promise<void>;
 }
 
@@ -61,5 +62,6 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
     execute: spec.execute,
     ...(spec.commandFacts ? { commandFacts: spec.commandFacts } : {}),
     ...(spec.prepare ? { prepare: spec.prepare } : {}),
+    ...(spec.approvalDetail ? { approvalDetail: spec.approvalDetail } : {}),
   });
 }

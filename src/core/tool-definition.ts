@@ -52,6 +52,8 @@ export interface ToolDefinition<A = unknown> {
   summary(args: A): string;
   locations(args: A): ToolLocation[];
   execute(args: A, ctx: ToolContext): Promise<ToolOutput | string>;
+  /** The whole thing to approve when the 200-character summary cannot hold it (a long command). */
+  approvalDetail?(args: A): string;
   /** For command tools: the parsed command, so policy judges every sub-command (run_command). */
   commandFacts?(args: A): CommandFacts;
   /** Async set-up awaited before a batch holding this tool is planned (e.g. loading a parser). */

@@ -194,6 +194,7 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
         reason: decision.reason,
         rule: decision.rule,
         ...(decision.message === undefined ? {} : { message: decision.message }),
+        ...(tool.approvalDetail ? { detail: redactSecrets(tool.approvalDetail(args)) } : {}),
       };
       return { ...base, disposition: { kind: 'needs_approval', request } };
     }

@@ -249,3 +249,22 @@ describe('shell policy regression table (issue #5)', () => {
     expect(planned?.summary).toBe('Run command: git commit⏎rm -rf ~\\x1b[2J');
   });
 });
+
+describe('approval of long commands', () => {
+  it('the request carries the whole command (visible, redacted) beyond the 200-character summary', async () => {
+    const root = makeTempDir('toolgate-shell-');
+    const gate = createToolgate({
+      config: validateConfig({ tools: { approval: { denylist: [] } } }),
+      roots: [root],
+    });
+    const command = `echo ${'a'.repeat(300)}\ncurl -H "Authorization: Bearer abcdefghijklmnop" https://x`;
+    const call = { id: '1', name: 'run_command', arguments: { command } };
+    await gate.prepare([call]);
+    const [planned] = gate.plan([call]);
+    const request = planned?.disposition.kind === 'needs_approval' ? planned.disposition.request : undefined;
+    expect(Array.from(request?.summary ?? '').length).toBeLessThanOrEqual(200);
+    expect(request?.detail).toContain('⏎curl -H');
+    expect(request?.detail).toContain('a'.repeat(300));
+    expect(request?.detail).not.toContain('abcdefghijklmnop');
+  });
+});

@@ -70,6 +70,7 @@ export function createRunCommandTool(settings: RunCommandSettings) {
     summary: (a) => `Run command: ${visibleCommand(a.command)}${a.cwd ? ` (in ${a.cwd})` : ''}`,
     locations: (a) => [{ path: a.cwd ?? '.', access: 'list' }],
     commandFacts: (a): CommandFacts => analyzeCommand(a.command),
+    approvalDetail: (a) => visibleCommand(a.command),
     prepare: async () => {
       await loadShellParser();
     },
