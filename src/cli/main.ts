@@ -4,6 +4,7 @@ import { ConfigError } from '../config/load-config.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { runExec } from './exec-command.js';
 import { runJournalList, runJournalShow } from './journal-command.js';
+import { runMcp } from './mcp-command.js';
 import { runPolicyExplain } from './policy-command.js';
 import { runRecover } from './recover-command.js';
 import { resolveSetup } from './resolve-setup.js';
@@ -102,6 +103,23 @@ export function buildProgram(): Command {
       ),
   ).action(async (opts) => {
     process.exitCode = await runRecover(opts, process.stdout);
+  });
+
+  withSetup(
+    program
+      .command('mcp')
+      .description(
+        'Serve every toolgate tool over MCP (stdio by default), through the same policy, sandbox, approvals and journal.',
+      )
+      .option(
+        '--http <listen>',
+        'serve Streamable HTTP on [HOST:]PORT instead (127.0.0.1 unless a host is given; other hosts need TOOLGATE_MCP_TOKEN)',
+      )
+      .option('--session <id>', 'conversation identity (read cache and journal rows)')
+      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+      .option('--no-journal', 'do not journal'),
+  ).action(async (opts) => {
+    process.exitCode = await runMcp(opts);
   });
 
   const journalCmd = program.command('journal').description('Look at the journal.');

@@ -63,7 +63,7 @@ export class Sandbox {
 
   constructor(options: SandboxOptions) {
     const base = options.baseDir ?? process.cwd();
-    if (options.roots.length === 0) throw new Error('the sandbox needs at least one allowed root');
+    // No roots (an MCP client's roots that do not overlap ours) is allowed: every path is then refused.
     this.roots = options.roots.map((root) => {
       try {
         return realpathSync.native(path.resolve(base, root));
@@ -159,6 +159,11 @@ export class Sandbox {
       throw new ToolError('BadArgs', 'path must be a non-empty string');
     }
     if (input.includes('\0')) throw violation('path contains a NUL byte; send the plain path');
+    if (this.roots.length === 0) {
+      throw violation(
+        "no directory is open to tools: the allowed roots and the client's roots do not overlap",
+      );
+    }
     // 1. absolute paths
     if (path.isAbsolute(input) && !this.allowAbsolute) {
       throw violation(`absolute path "${input}" is not allowed; use a path relative to the workspace root`);

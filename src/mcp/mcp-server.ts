@@ -1,0 +1,120 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  RootsListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { exportDefinitions } from '../core/export-definitions.js';
+import type { ToolResult } from '../core/tool-result.js';
+import { createToolgate, type Toolgate, type ToolgateOptions } from '../toolgate.js';
+import { mcpApprover } from './mcp-approver.js';
+import { intersectRoots } from './roots.js';
+import { toolAnnotations } from './tool-annotations.js';
+
+export interface McpServerOptions extends ToolgateOptions {
+  version?: string;
+}
+
+/** An MCP result from a ToolResult: text content, isError, and structured content for JSON objects. */
+export function toMcpResult(result: ToolResult): CallToolResult {
+  const out: CallToolResult = { content: [{ type: 'text', text: result.content }], isError: !result.ok };
+  if (result.ok && result.content.trimStart().startsWith('{')) {
+    try {
+      const value = JSON.parse(result.content) as unknown;
+      if (value && typeof value === 'object' && !Array.isArray(value))
+        out.structuredContent = value as Record<string, unknown>;
+    } catch {
+      // not JSON after all: text only
+    }
+  }
+  return out;
+}
+
+/**
+ * toolgate as an MCP server (issue #6): every tool of the registry, every call through the same
+ * pipeline (planner, policy, sandbox, approvals via elicitation, journal). One server per client
+ * connection; its state lives here, not in module globals.
+ */
+export function createMcpServer(options: McpServerOptions): { server: Server; gate: () => Toolgate } {
+  const server = new Server(
+    { name: 'toolgate', version: options.version ?? '0.1.0' },
+    { capabilities: { tools: {} } },
+  );
+  const configuredRoots = [...(options.roots ?? options.config?.tools.sandbox.allowed_roots ?? ['.'])];
+  const approver = mcpApprover(server);
+  let gate = createToolgate({ ...options, approver });
+  let calls = 0;
+
+  /** Narrows the roots to what the client offers (never wider); re-reads on roots/list_changed. */
+  const applyClientRoots = async () => {
+    if (!server.getClientCapabilities()?.roots) return;
+    try {
+      const { roots } = await server.listRoots();
+      const base = gate.sandbox.roots;
+      const effective = intersectRoots(
+        base.length ? base : configuredRoots,
+        roots.map((r) => r.uri),
+      );
+      // No overlap: keep a sandbox with nothing usable rather than fall back to the configured roots.
+      gate = createToolgate({
+        ...options,
+        approver,
+        session: gate.session,
+        roots: effective.length > 0 ? effective : [],
+      });
+    } catch {
+      // The client said it has roots but could not list them: keep the configured ones (never wider).
+    }
+  };
+  // Calls wait for the client's roots to be applied, so none runs with wider roots meanwhile.
+  let rootsReady: Promise<void> = Promise.resolve();
+  server.oninitialized = () => {
+    rootsReady = applyClientRoots();
+  };
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    rootsReady = applyClientRoots();
+    await rootsReady;
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = exportDefinitions(gate.registry.definitions(), 'mcp') as { name: string }[];
+    return {
+      tools: tools.map((t) => {
+        const def = gate.registry.get(t.name);
+        return { ...t, ...(def ? { annotations: toolAnnotations(def) } : {}) };
+      }),
+    };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    await rootsReady;
+    const id = `mcp-${++calls}`;
+    const progressToken = request.params._meta?.progressToken;
+    let progress = 0;
+    const [result] = await gate.execute(
+      [{ id, name: request.params.name, arguments: request.params.arguments ?? {} }],
+      {
+        signal: extra.signal,
+        ...(progressToken === undefined
+          ? {}
+          : {
+              onEvent: (event) => {
+                if (event.type !== 'stdout' && event.type !== 'stderr') return;
+                progress += 1;
+                void extra
+                  .sendNotification({
+                    method: 'notifications/progress',
+                    params: { progressToken, progress, message: event.chunk.slice(0, 2000) },
+                  })
+                  .catch(() => {});
+              },
+            }),
+      },
+    );
+    if (!result) return { content: [{ type: 'text', text: 'toolgate: no result' }], isError: true };
+    return toMcpResult(result);
+  });
+
+  return { server, gate: () => gate };
+}

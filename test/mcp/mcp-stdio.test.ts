@@ -1,0 +1,188 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { REPO } from '../cli/run-cli.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+const BIN = path.join(REPO, 'bin', 'toolgate.js');
+const open: Client[] = [];
+afterEach(async () => {
+  for (const c of open.splice(0)) await c.close().catch(() => {});
+});
+
+interface Connect {
+  root: string;
+  args?: string[];
+  elicit?: (message: string) => 'yes' | 'no' | 'decline';
+  roots?: string[];
+  toml?: string;
+}
+
+async function connect(options: Connect) {
+  if (options.toml) writeFileSync(path.join(options.root, 'toolgate.toml'), options.toml);
+  const capabilities: Record<string, object> = {};
+  if (options.elicit) capabilities.elicitation = {};
+  if (options.roots) capabilities.roots = { listChanged: true };
+  const client = new Client({ name: 'toolgate-test', version: '1.0.0' }, { capabilities });
+  const asked: string[] = [];
+  if (options.elicit) {
+    const answer = options.elicit;
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(String(request.params.message));
+      const a = answer(String(request.params.message));
+      return a === 'decline'
+        ? { action: 'decline' }
+        : { action: 'accept', content: { approve: a === 'yes' } };
+    });
+  }
+  if (options.roots) {
+    const roots = options.roots;
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: roots.map((r) => ({ uri: pathToFileURL(r).href })),
+    }));
+  }
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', '--no-journal', ...(options.args ?? [])],
+    cwd: options.root,
+    stderr: 'pipe',
+  });
+  await client.connect(transport);
+  open.push(client);
+  return { client, asked };
+}
+
+const text = (r: { content?: unknown }) => (r.content as { type: string; text: string }[])[0]?.text ?? '';
+
+describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () => {
+  it('tools/list: every tool, sorted, with schemas and annotations from the tiers', async () => {
+    const root = makeTempDir('toolgate-mcp-');
+    const { client } = await connect({ root });
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual([...names].sort());
+    expect(names).toContain('read_file');
+    expect(names).toContain('run_command');
+    const read = tools.find((t) => t.name === 'read_file');
+    expect(read?.inputSchema).toMatchObject({ type: 'object', properties: { path: { type: 'string' } } });
+    expect(read?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(tools.find((t) => t.name === 'delete_file')?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+    });
+  });
+
+  it('tools/call goes through the pipeline: results, isError, structured content, sandbox escapes refused', async () => {
+    const root = makeTempDir('toolgate-mcp-');
+    writeFileSync(path.join(root, 'a.txt'), 'hello\n');
+    const { client } = await connect({ root });
+    const ok = await client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } });
+    expect(ok.isError).toBe(false);
+    expect(text(ok)).toBe('hello\n');
+    const listing = await client.callTool({ name: 'list_directory', arguments: { path: '.' } });
+    expect(listing.structuredContent).toMatchObject({
+      path: '.',
+      entries: [{ name: 'a.txt', type: 'file' }],
+    });
+    const escape = await client.callTool({ name: 'read_file', arguments: { path: '../../etc/passwd' } });
+    expect(escape.isError).toBe(true);
+    expect(text(escape)).toMatch(/read_file failed: .*"\.\." component/);
+    const bad = await client.callTool({ name: 'read_file', arguments: { path: 5 } });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toMatch(/invalid arguments/);
+    const unknown = await client.callTool({ name: 'nope', arguments: {} });
+    expect(text(unknown)).toMatch(/unknown tool/);
+  });
+
+  it('approvals via elicitation: yes runs the call, no denies it', async () => {
+    const root = makeTempDir('toolgate-mcp-');
+    const yes = await connect({ root, elicit: () => 'yes' });
+    const written = await yes.client.callTool({
+      name: 'write_file',
+      arguments: { path: 'y.txt', content: 'Y' },
+    });
+    expect(written.isError).toBe(false);
+    expect(yes.asked[0]).toMatch(/write_file: Create y\.txt/);
+    expect(readFileSync(path.join(root, 'y.txt'), 'utf8')).toBe('Y');
+    const no = await connect({ root, elicit: () => 'no' });
+    const denied = await no.client.callTool({
+      name: 'write_file',
+      arguments: { path: 'n.txt', content: 'N' },
+    });
+    expect(denied.isError).toBe(true);
+    expect(text(denied)).toMatch(/denied/);
+    expect(existsSync(path.join(root, 'n.txt'))).toBe(false);
+    const declined = await connect({ root, elicit: () => 'decline' });
+    expect(
+      (await declined.client.callTool({ name: 'write_file', arguments: { path: 'd.txt', content: 'D' } }))
+        .isError,
+    ).toBe(true);
+    expect(existsSync(path.join(root, 'd.txt'))).toBe(false);
+  });
+
+  it('without elicitation an ask is a denial that names the config line that would allow it', async () => {
+    const root = makeTempDir('toolgate-mcp-');
+    const { client } = await connect({ root });
+    const r = await client.callTool({ name: 'write_file', arguments: { path: 'x.txt', content: 'x' } });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(/cannot ask for approval .*\[tools\.approval\] allowlist/);
+    expect(existsSync(path.join(root, 'x.txt'))).toBe(false);
+  });
+
+  it("roots: the effective roots are the intersection with the client's, never wider", async () => {
+    const base = makeTempDir('toolgate-mcp-');
+    const root = path.join(base, 'project');
+    mkdirSync(path.join(root, 'sub'), { recursive: true });
+    writeFileSync(path.join(root, 'top.txt'), 'top');
+    writeFileSync(path.join(root, 'sub', 'inner.txt'), 'inner');
+    // The client offers only project/sub: top.txt is out of reach even though toolgate was given project.
+    const narrowed = await connect({ root, roots: [path.join(root, 'sub')] });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(
+      text(await narrowed.client.callTool({ name: 'read_file', arguments: { path: 'inner.txt' } })),
+    ).toBe('inner');
+    expect(
+      (await narrowed.client.callTool({ name: 'read_file', arguments: { path: '../top.txt' } })).isError,
+    ).toBe(true);
+    // A client root wider than ours does not widen ours; a disjoint one leaves nothing open.
+    const wider = await connect({ root, roots: [base] });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(text(await wider.client.callTool({ name: 'read_file', arguments: { path: 'top.txt' } }))).toBe(
+      'top',
+    );
+    const disjoint = await connect({ root, roots: [makeTempDir('toolgate-other-')] });
+    await new Promise((r) => setTimeout(r, 300));
+    const refused = await disjoint.client.callTool({ name: 'read_file', arguments: { path: 'top.txt' } });
+    expect(text(refused)).toMatch(/do not overlap/);
+  });
+
+  it('progress notifications stream run_command output; cancellation stops the call and its processes', async () => {
+    const root = makeTempDir('toolgate-mcp-');
+    const toml = '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["echo", "sleep"]\n';
+    const { client } = await connect({ root, toml });
+    const progress: string[] = [];
+    const streamed = await client.callTool(
+      { name: 'run_command', arguments: { command: 'echo one; sleep 0.2; echo two' } },
+      undefined,
+      {
+        onprogress: (p) => progress.push(String(p.message)),
+      },
+    );
+    expect(text(streamed)).toBe('one\ntwo\n');
+    expect(progress.join('')).toContain('one');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    await expect(
+      client.callTool({ name: 'run_command', arguments: { command: 'sleep 351' } }, undefined, {
+        signal: controller.signal,
+      }),
+    ).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(spawnSync('pgrep', ['-f', 'sleep 351']).stdout.toString().trim()).toBe('');
+  });
+});
