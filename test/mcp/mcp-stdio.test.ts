@@ -89,9 +89,9 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
       path: '.',
       entries: [{ name: 'a.txt', type: 'file' }],
     });
-    const escape = await client.callTool({ name: 'read_file', arguments: { path: '../../etc/passwd' } });
-    expect(escape.isError).toBe(true);
-    expect(text(escape)).toMatch(/read_file failed: .*"\.\." component/);
+    const outside = await client.callTool({ name: 'read_file', arguments: { path: '../../etc/passwd' } });
+    expect(outside.isError).toBe(true);
+    expect(text(outside)).toMatch(/read_file failed: .*"\.\." component/);
     const bad = await client.callTool({ name: 'read_file', arguments: { path: 5 } });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/invalid arguments/);
