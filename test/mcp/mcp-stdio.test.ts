@@ -57,7 +57,7 @@ async function connect(options: Connect) {
   return { client, asked };
 }
 
-const text = (r: { content?: unknown }) => (r.content as { type: string; text: string }[])[0]?.text ?? '';
+const text = (r: unknown) => (r as { content: { type: string; text: string }[] }).content[0]?.text ?? '';
 
 describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () => {
   it('tools/list: every tool, sorted, with schemas and annotations from the tiers', async () => {
