@@ -19,6 +19,7 @@ import { glob as tinyglob } from 'tinyglobby';
 import { z } from 'zod';
 import { approveAll, createToolgate, defineTool, Sandbox, validateConfig } from '../dist/index.js';
 import { SqliteJournal } from '../dist/journal/sqlite-journal.js';
+import { mcpVsFilesystem } from './mcp-vs-filesystem.js';
 
 const rows = [];
 const median = (xs) => {
@@ -299,6 +300,7 @@ function bigOutput() {
 await pipelineOverhead();
 await journalDurability();
 bigOutput();
+rows.push(...(await mcpVsFilesystem()));
 sandboxCheck();
 await grepTree();
 await globTree();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constants, existsSync, type Stats } from 'node:fs';
+import { constants, existsSync, lstatSync, readlinkSync, type Stats } from 'node:fs';
 import {
   type FileHandle,
   link,
@@ -7,7 +7,6 @@ import {
   mkdir,
   open,
   readdir,
-  readlink,
   realpath,
   rename,
   rmdir,
@@ -46,7 +45,7 @@ export function throughFdForChild(handle: FileHandle, fallback: string): string 
 /** True when an opened descriptor's real path lies under `dir` (a canonical directory). */
 export async function descriptorIsUnder(handle: FileHandle, dir: string): Promise<boolean> {
   if (!HAS_PROC_FD) return true; // callers also re-validate; without /proc this check is unavailable
-  const actual = await readlink(`/proc/self/fd/${handle.fd}`);
+  const actual = readlinkSync(`/proc/self/fd/${handle.fd}`);
   return actual.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 }
 
@@ -88,7 +87,8 @@ export function mapFsError(error: unknown, relative: string): ToolError {
 /** Checks an open descriptor really is `expected` (no component was swapped for a link meanwhile). */
 async function verifyDescriptor(handle: FileHandle, target: ResolvedPath, sandbox: Sandbox, stat: Stats) {
   if (HAS_PROC_FD) {
-    const actual = await readlink(`/proc/self/fd/${handle.fd}`);
+    // A /proc readlink never blocks on storage: done synchronously, it saves a thread-pool round trip.
+    const actual = readlinkSync(`/proc/self/fd/${handle.fd}`);
     if (actual !== target.absolute || !sandbox.rootOf(actual)) throw raced(target.relative);
     return;
   }
@@ -117,8 +117,9 @@ export async function openForRead(
   kind: 'file' | 'directory',
 ): Promise<OpenedFile> {
   try {
-    // Cheap pre-check so devices and FIFOs are never even opened in the common case.
-    const pre = await lstat(target.absolute);
+    // Cheap pre-check so devices and FIFOs are never even opened in the common case (sync: one
+    // metadata syscall costs less than a thread-pool round trip).
+    const pre = lstatSync(target.absolute);
     // Validation resolved links, so a link here appeared afterwards: a race, never followed.
     if (pre.isSymbolicLink()) throw raced(target.relative);
     if (kind === 'file' && pre.isDirectory()) {

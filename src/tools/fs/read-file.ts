@@ -64,10 +64,15 @@ export function createReadFileTool(settings: ReadFileSettings) {
       };
       try {
         const readLimit = Math.min(settings.maxFileReadBytes, ctx.outputLimit);
-        const sniff = Buffer.alloc(Math.min(8192, stat.size));
-        const { bytesRead } = await handle.read(sniff, 0, sniff.length, 0);
-        const binary = sniffBinary(sniff.subarray(0, bytesRead), bytesRead === stat.size);
         const ranged = a.start_line !== undefined || a.end_line !== undefined;
+        // A whole small file is read once and sniffed in memory; otherwise only its first 8 KB.
+        const whole = !ranged && stat.size <= readLimit ? await handle.readFile() : undefined;
+        const sniff = whole ?? Buffer.alloc(Math.min(8192, stat.size));
+        const bytesRead = whole ? whole.length : (await handle.read(sniff, 0, sniff.length, 0)).bytesRead;
+        const binary = sniffBinary(
+          sniff.subarray(0, Math.min(bytesRead, 8192)),
+          bytesRead === stat.size && bytesRead <= 8192,
+        );
         if (binary) {
           if (ranged) {
             throw new ToolError(
@@ -98,9 +103,9 @@ export function createReadFileTool(settings: ReadFileSettings) {
               `"${target.relative}" is ${stat.size} bytes, more than the ${readLimit} that can be read at once; read it in parts with start_line and end_line`,
             );
           }
-          const whole = await handle.readFile();
-          await remember(whole);
-          const text = whole.toString('utf8');
+          const bytes = whole ?? (await handle.readFile());
+          await remember(bytes);
+          const text = bytes.toString('utf8');
           return {
             content: text,
             display: `read ${target.relative} (${stat.size} bytes)`,
