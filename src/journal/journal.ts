@@ -126,18 +126,6 @@ export interface BeginBatchOptions {
   plan?: readonly PlanEntry[];
 }
 
-export interface PlanEntry {
-  index: number;
-  decision?: PolicyDecision;
-  approval?: ConfirmationRequest;
-}
-
-export interface BeginBatchOptions {
-  assistantText?: string;
-  batchId?: string;
-  plan?: readonly PlanEntry[];
-}
-
 /** A journal problem: what failed, where, and what to do. Nothing runs after one at batch start. */
 export class JournalError extends Error {
   constructor(message: string) {

@@ -130,7 +130,14 @@ export class Sandbox {
     const parent = this.resolve(path.dirname(trimmed) === '' ? '.' : path.dirname(trimmed));
     const absolute = path.join(parent.absolute, base);
     const relative = parent.relative === '.' ? base : `${parent.relative}/${base}`;
-    const denied = this.#isDenied(relative);
+    return this.#checkDenied({ input, absolute, root: parent.root, relative });
+  }
+
+  /** Step 7 of FR-VAL-04: denied patterns (root-relative, and absolute where it matters) and own files. */
+  #checkDenied(resolved: ResolvedPath): ResolvedPath {
+    const { input, absolute, relative } = resolved;
+    const denied =
+      this.#isDenied(relative) ?? (this.#checkAbsolute ? this.#isDenied(toPosix(absolute)) : undefined);
     if (denied !== undefined) {
       throw violation(`path "${relative}" is denied by the pattern "${denied}"`, {
         attempted: input,
@@ -140,7 +147,7 @@ export class Sandbox {
     if (this.#deniedFiles.has(absolute)) {
       throw violation(`path "${relative}" is toolgate's own configuration or state and cannot be accessed`);
     }
-    return { input, absolute, root: parent.root, relative };
+    return resolved;
   }
 
   /** Shows a canonical path relative to its root (never leak absolute paths into messages). */
@@ -185,18 +192,7 @@ export class Sandbox {
     const relative =
       absolute === root ? '.' : toPosix(absolute.slice((this.#prefixes[index] as string).length));
     // 7. denied patterns, on the root-relative and the absolute normalized forms.
-    const denied =
-      this.#isDenied(relative) ?? (this.#checkAbsolute ? this.#isDenied(toPosix(absolute)) : undefined);
-    if (denied !== undefined) {
-      throw violation(`path "${relative}" is denied by the pattern "${denied}"`, {
-        attempted: input,
-        pattern: denied,
-      });
-    }
-    if (this.#deniedFiles.has(absolute)) {
-      throw violation(`path "${relative}" is toolgate's own configuration or state and cannot be accessed`);
-    }
-    return { input, absolute, root, relative };
+    return this.#checkDenied({ input, absolute, root, relative });
   }
 }
 
