@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir, useWorkspace } from '../../test/helpers/workspace.js';
 import { ToolError } from '../core/tool-error.js';
-import { openForRead, writeFileAtomic } from './safe-fs.js';
+import { openForRead, readSmallFileVerified, writeFileAtomic } from './safe-fs.js';
 import { Sandbox } from './sandbox.js';
 
 async function typeOf(promise: Promise<unknown>): Promise<string> {
@@ -52,6 +52,31 @@ describe('safe-fs (FR-VAL-06)', () => {
       await typeOf(writeFileAtomic(resolved, sandbox, 'pwned', { overwrite: true, createParents: true })),
     ).toBe('SandboxViolation');
     expect(readFileSync(path.join(outside, 'f.txt'), 'utf8')).toBe('TOP SECRET');
+  });
+
+  it('the synchronous small-file path refuses a parent swapped for a symlink after validation', () => {
+    const outside = makeTempDir();
+    writeFileSync(path.join(outside, 'f.txt'), 'TOP SECRET');
+    ws.file('d/f.txt', 'inside');
+    const sandbox = new Sandbox({ roots: [ws.dir()] });
+    const resolved = sandbox.resolve('d/f.txt');
+    expect(readSmallFileVerified(resolved, sandbox, 1024)?.bytes.toString()).toBe('inside');
+    rmSync(path.join(ws.dir(), 'd'), { recursive: true });
+    symlinkSync(outside, path.join(ws.dir(), 'd'));
+    let type = 'none';
+    try {
+      readSmallFileVerified(resolved, sandbox, 1024);
+    } catch (error) {
+      type = ToolError.isInstance(error) ? error.type : 'other';
+    }
+    expect(type).toBe('SandboxViolation');
+    // and the final component swapped for a link
+    rmSync(path.join(ws.dir(), 'd'));
+    ws.file('g.txt', 'inside');
+    const g = sandbox.resolve('g.txt');
+    rmSync(path.join(ws.dir(), 'g.txt'));
+    symlinkSync(path.join(outside, 'f.txt'), path.join(ws.dir(), 'g.txt'));
+    expect(() => readSmallFileVerified(g, sandbox, 1024)).toThrow(/symbolic link/);
   });
 
   it('refuses a FIFO without hanging', async () => {

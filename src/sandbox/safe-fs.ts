@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { constants, existsSync, lstatSync, readlinkSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  type Stats,
+} from 'node:fs';
 import {
   type FileHandle,
   link,
@@ -355,4 +365,56 @@ async function removeTree(dirPath: string): Promise<number> {
   }
   await rmdir(dirPath);
   return removed + 1;
+}
+
+/**
+ * The fast path for a small regular file: the same checks as `openForRead` (no link followed, a
+ * regular file, the descriptor verified through /proc), done with synchronous syscalls. For a file
+ * of at most `maxBytes`, each async call would cost a thread-pool round trip worth more than the
+ * read itself. Returns undefined when the file is larger (use the streaming path then).
+ */
+export function readSmallFileVerified(
+  target: ResolvedPath,
+  sandbox: Sandbox,
+  maxBytes: number,
+): { bytes: Buffer; stat: Stats } | undefined {
+  let fd: number | undefined;
+  try {
+    const pre = lstatSync(target.absolute);
+    if (pre.isSymbolicLink()) throw raced(target.relative);
+    if (pre.isDirectory()) {
+      throw new ToolError(
+        'BadArgs',
+        `"${target.relative}" is a directory; use list_directory to see what it holds`,
+      );
+    }
+    if (!pre.isFile()) {
+      throw new ToolError(
+        'BadArgs',
+        `"${target.relative}" is ${describeKind(pre)}; only regular files and directories can be read`,
+      );
+    }
+    if (pre.size > maxBytes) return undefined;
+    fd = openSync(target.absolute, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (!stat.isFile())
+      throw new ToolError('BadArgs', `"${target.relative}" is ${describeKind(stat)}; refusing to read it`);
+    if (HAS_PROC_FD) {
+      const actual = readlinkSync(`/proc/self/fd/${fd}`);
+      if (actual !== target.absolute || !sandbox.rootOf(actual)) throw raced(target.relative);
+    }
+    if (stat.size > maxBytes) return undefined;
+    const bytes = Buffer.alloc(stat.size);
+    let got = 0;
+    while (got < bytes.length) {
+      const n = readSync(fd, bytes, got, bytes.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return { bytes: got === bytes.length ? bytes : bytes.subarray(0, got), stat };
+  } catch (error) {
+    throw mapFsError(error, target.relative);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

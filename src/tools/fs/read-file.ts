@@ -3,7 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
-import { openForRead } from '../../sandbox/safe-fs.js';
+import { openForRead, readSmallFileVerified } from '../../sandbox/safe-fs.js';
 import { readLineRange } from './read-line-range.js';
 import { sniffBinary } from './sniff-binary.js';
 import type { StaleGuard } from './stale-guard.js';
@@ -17,6 +17,9 @@ export interface ReadFileSettings {
   /** Records what was read, for the read-before-write guard. */
   guard?: StaleGuard;
 }
+
+/** Up to this size a whole file is read on the synchronous fast path. */
+const SMALL_FILE_BYTES = 64 * 1024;
 
 /** Files up to this size get their hash recorded even on a partial (ranged or binary) read. */
 const MAX_HASHED_BYTES = 64 * 1024 * 1024;
@@ -55,6 +58,23 @@ export function createReadFileTool(settings: ReadFileSettings) {
     locations: (a) => [{ path: a.path, access: 'read' }],
     async execute(a, ctx) {
       const target = ctx.sandbox.resolve(a.path);
+      const ranged = a.start_line !== undefined || a.end_line !== undefined;
+      if (!ranged) {
+        // Common case: a small whole file, read with synchronous, equally checked syscalls.
+        const small = readSmallFileVerified(
+          target,
+          ctx.sandbox,
+          Math.min(settings.maxFileReadBytes, ctx.outputLimit, SMALL_FILE_BYTES),
+        );
+        if (small && !sniffBinary(small.bytes.subarray(0, 8192), small.bytes.length <= 8192)) {
+          settings.guard?.remember(target, small.bytes);
+          return {
+            content: small.bytes.toString('utf8'),
+            display: `read ${target.relative} (${small.stat.size} bytes)`,
+            metadata: { path: target.relative, bytes: small.stat.size },
+          };
+        }
+      }
       const { handle, stat } = await openForRead(target, ctx.sandbox, 'file');
       // The guard needs the hash of the whole file, whatever part of it the model saw.
       const remember = async (whole?: Buffer) => {
@@ -64,7 +84,6 @@ export function createReadFileTool(settings: ReadFileSettings) {
       };
       try {
         const readLimit = Math.min(settings.maxFileReadBytes, ctx.outputLimit);
-        const ranged = a.start_line !== undefined || a.end_line !== undefined;
         // A whole small file is read once and sniffed in memory; otherwise only its first 8 KB.
         const whole = !ranged && stat.size <= readLimit ? await handle.readFile() : undefined;
         const sniff = whole ?? Buffer.alloc(Math.min(8192, stat.size));
