@@ -47,6 +47,11 @@ export class PolicyEngine {
   readonly #allowlist: NameMatcher;
   readonly #denylist: NameMatcher;
   readonly #rules: readonly { rule: PolicyRule; index: number; level: number; matches: NameMatcher }[];
+  /** Per governance mode configured in [tools.governance.modes], its name lists compiled once. */
+  readonly #modeMatchers: ReadonlyMap<
+    GovernanceMode,
+    { forbidden: NameMatcher; ask: NameMatcher; allowed?: NameMatcher }
+  >;
   #mode: GovernanceMode;
 
   constructor(config: PolicyConfig, file: string | undefined) {
@@ -61,6 +66,22 @@ export class PolicyEngine {
       matches: nameMatcher([rule.tool]),
     }));
     this.#mode = config.governance.mode;
+    this.#modeMatchers = new Map(
+      Object.entries(config.governance.modes).flatMap(([mode, m]) =>
+        m
+          ? [
+              [
+                mode as GovernanceMode,
+                {
+                  forbidden: nameMatcher(m.forbidden),
+                  ask: nameMatcher(m.ask),
+                  ...(m.allowed.length > 0 ? { allowed: nameMatcher(m.allowed) } : {}),
+                },
+              ] as const,
+            ]
+          : [],
+      ),
+    );
   }
 
   get mode(): GovernanceMode {
@@ -113,7 +134,6 @@ export class PolicyEngine {
     }
 
     const gov = governance.tools[tool.name];
-    const modeConfig = governance.modes[mode];
     if (tool.allowedModes && !tool.allowedModes.includes(mode)) {
       return deny(
         `"${tool.name}" may not run in ${mode} mode`,
@@ -137,12 +157,12 @@ export class PolicyEngine {
     let modeSays: 'allow' | 'ask' | 'forbid';
     let modeRule: string;
     let modeFile = file;
-    if (modeConfig) {
+    const modeMatch = this.#modeMatchers.get(mode);
+    if (modeMatch) {
       modeRule = `tools.governance.modes.${mode}`;
-      if (nameMatcher(modeConfig.forbidden)(tool.name)) modeSays = 'forbid';
-      else if (nameMatcher(modeConfig.ask)(tool.name)) modeSays = 'ask';
-      else if (modeConfig.allowed.length === 0 || nameMatcher(modeConfig.allowed)(tool.name))
-        modeSays = 'allow';
+      if (modeMatch.forbidden(tool.name)) modeSays = 'forbid';
+      else if (modeMatch.ask(tool.name)) modeSays = 'ask';
+      else if (!modeMatch.allowed || modeMatch.allowed(tool.name)) modeSays = 'allow';
       else modeSays = 'forbid';
     } else {
       modeSays = governanceDefault(mode, tool.tier);

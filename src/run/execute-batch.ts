@@ -6,7 +6,7 @@ import type { ToolEvent } from '../core/tool-event.js';
 import type { ToolResult } from '../core/tool-result.js';
 import { failureResult, successResult } from '../output/finalize-result.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
-import { cutToBytes, truncateOutput } from '../output/truncate-output.js';
+import { cutToBytes } from '../output/truncate-output.js';
 import type { RateCounter } from '../policy/rate-limiter.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 
@@ -243,14 +243,7 @@ function fromThrown(id: string, name: string, error: unknown, limit: number, lat
   }
   const text = error instanceof Error ? `${error.name}: ${error.message}` : 'a non-error value was thrown';
   const clean = cutToBytes(sanitizeForTerminal(text).replace(/\s+/g, ' '), 500);
-  return failureResult(
-    id,
-    name,
-    'ExecutionFailed',
-    `the tool crashed (${truncateOutput(clean, 500).text})`,
-    limit,
-    latencyMs,
-  );
+  return failureResult(id, name, 'ExecutionFailed', `the tool crashed (${clean})`, limit, latencyMs);
 }
 
 function formatMs(ms: number): string {

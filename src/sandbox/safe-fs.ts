@@ -120,6 +120,32 @@ function describeKind(stat: Stats): string {
   return 'not a regular file';
 }
 
+/**
+ * Cheap pre-check before opening, so devices and FIFOs are never even opened in the common case
+ * (sync: one metadata syscall costs less than a thread-pool round trip). Validation resolved links,
+ * so a link found here appeared afterwards: a race, never followed.
+ */
+function checkBeforeOpen(target: ResolvedPath, kind: 'file' | 'directory'): Stats {
+  const pre = lstatSync(target.absolute);
+  if (pre.isSymbolicLink()) throw raced(target.relative);
+  if (kind === 'file' && pre.isDirectory()) {
+    throw new ToolError(
+      'BadArgs',
+      `"${target.relative}" is a directory; use list_directory to see what it holds`,
+    );
+  }
+  if (kind === 'directory' && pre.isFile()) {
+    throw new ToolError('BadArgs', `"${target.relative}" is a file, not a directory; use read_file`);
+  }
+  if (!pre.isFile() && !pre.isDirectory()) {
+    throw new ToolError(
+      'BadArgs',
+      `"${target.relative}" is ${describeKind(pre)}; only regular files and directories can be read`,
+    );
+  }
+  return pre;
+}
+
 /** Opens a validated path for reading: a regular file, or a directory when `kind` says so. */
 export async function openForRead(
   target: ResolvedPath,
@@ -127,26 +153,7 @@ export async function openForRead(
   kind: 'file' | 'directory',
 ): Promise<OpenedFile> {
   try {
-    // Cheap pre-check so devices and FIFOs are never even opened in the common case (sync: one
-    // metadata syscall costs less than a thread-pool round trip).
-    const pre = lstatSync(target.absolute);
-    // Validation resolved links, so a link here appeared afterwards: a race, never followed.
-    if (pre.isSymbolicLink()) throw raced(target.relative);
-    if (kind === 'file' && pre.isDirectory()) {
-      throw new ToolError(
-        'BadArgs',
-        `"${target.relative}" is a directory; use list_directory to see what it holds`,
-      );
-    }
-    if (kind === 'directory' && pre.isFile()) {
-      throw new ToolError('BadArgs', `"${target.relative}" is a file, not a directory; use read_file`);
-    }
-    if (!pre.isFile() && !pre.isDirectory()) {
-      throw new ToolError(
-        'BadArgs',
-        `"${target.relative}" is ${describeKind(pre)}; only regular files and directories can be read`,
-      );
-    }
+    checkBeforeOpen(target, kind);
   } catch (error) {
     throw mapFsError(error, target.relative);
   }
@@ -380,20 +387,7 @@ export function readSmallFileVerified(
 ): { bytes: Buffer; stat: Stats } | undefined {
   let fd: number | undefined;
   try {
-    const pre = lstatSync(target.absolute);
-    if (pre.isSymbolicLink()) throw raced(target.relative);
-    if (pre.isDirectory()) {
-      throw new ToolError(
-        'BadArgs',
-        `"${target.relative}" is a directory; use list_directory to see what it holds`,
-      );
-    }
-    if (!pre.isFile()) {
-      throw new ToolError(
-        'BadArgs',
-        `"${target.relative}" is ${describeKind(pre)}; only regular files and directories can be read`,
-      );
-    }
+    const pre = checkBeforeOpen(target, 'file');
     if (pre.size > maxBytes) return undefined;
     fd = openSync(target.absolute, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     const stat = fstatSync(fd);
