@@ -55,6 +55,10 @@ export interface ExecuteBatchOptions {
   signal?: AbortSignal;
   /** The assistant text that came with the calls (journaled with them, FR-RES-01). */
   assistantText?: string;
+  /** More of the assistant message for the journal (provider, model, raw turn). */
+  assistant?: Record<string, unknown>;
+  /** A tighter cap on each result than `tools.output.max_bytes` (the model's free context, FR-REG-04b). */
+  outputLimit?: number;
   /** The batch id under which calls were already journaled while streaming (recordStreamedCall). */
   batchId?: string;
   onEvent?: (event: ToolEvent) => void;
@@ -199,6 +203,7 @@ export class Toolgate {
     try {
       batchId = journal.beginBatch(this.session, calls, {
         ...(options.assistantText ? { assistantText: options.assistantText } : {}),
+        ...(options.assistant ? { assistant: options.assistant } : {}),
         ...(options.batchId ? { batchId: options.batchId } : {}),
         plan: planEntries(planned),
       });
@@ -270,7 +275,7 @@ export class Toolgate {
     const results = await executeBatch(approved, {
       sandbox: this.sandbox,
       defaultTimeoutMs: tools.timeouts.default_seconds * 1000,
-      outputLimit: tools.output.max_bytes,
+      outputLimit: Math.min(tools.output.max_bytes, options.outputLimit ?? Number.POSITIVE_INFINITY),
       allowParallel: tools.allow_parallel,
       rates: this.#rates,
       ...(options.signal ? { signal: options.signal } : {}),

@@ -1,19 +1,9 @@
-import { type Approver, approveAll, denyAll } from '../core/confirmation.js';
 import { parseToolCallBatch, ToolCallShapeError } from '../core/tool-call.js';
-import { createToolgate } from '../toolgate.js';
-import { journalPath, openJournalOrStop } from './open-journal.js';
+import { type GateOptions, openGate } from './open-gate.js';
 import { readStdin } from './read-stdin.js';
-import { resolveSetup } from './resolve-setup.js';
-import { openTerminal, terminalApprover } from './tty-approver.js';
 import { UsageError } from './usage-error.js';
 
-export interface ExecOptions {
-  root?: string[];
-  config?: string;
-  approve?: string;
-  session?: string;
-  journal?: string | boolean;
-}
+export type ExecOptions = GateOptions;
 
 const MAX_INPUT_BYTES = 64 * 1024 * 1024;
 
@@ -25,11 +15,6 @@ export async function runExec(
   options: ExecOptions,
   io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): Promise<number> {
-  const approve = options.approve ?? (process.stderr.isTTY ? 'ask' : 'none');
-  if (!['ask', 'all', 'none'].includes(approve)) {
-    throw new UsageError(`--approve must be ask, all or none (got "${approve}")`);
-  }
-  const setup = resolveSetup(options);
   let text: string;
   try {
     text = await readStdin(io.stdin, MAX_INPUT_BYTES);
@@ -53,35 +38,7 @@ export async function runExec(
     throw error;
   }
 
-  let approver: Approver = denyAll;
-  let closeTerminal = () => {};
-  if (approve === 'all') approver = approveAll;
-  if (approve === 'ask') {
-    const terminal = openTerminal();
-    if (terminal) {
-      approver = terminalApprover(terminal);
-      closeTerminal = () => {
-        terminal.input.destroy();
-        terminal.output.destroy();
-      };
-    }
-  }
-  // The journal is opened before anything runs; if it cannot be, nothing runs.
-  const journal =
-    options.journal === false
-      ? undefined
-      : openJournalOrStop(
-          journalPath(setup, typeof options.journal === 'string' ? options.journal : undefined),
-        );
-  const gate = createToolgate({
-    config: setup.config,
-    roots: setup.roots,
-    baseDir: setup.baseDir,
-    approver,
-    ...(setup.configFile ? { configFile: setup.configFile } : {}),
-    ...(journal ? { journal } : {}),
-    ...(options.session ? { session: options.session } : {}),
-  });
+  const { gate, close } = openGate(options);
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
@@ -93,7 +50,6 @@ export async function runExec(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    closeTerminal();
-    journal?.close();
+    close();
   }
 }

@@ -8,6 +8,7 @@ import { runMcp } from './mcp-command.js';
 import { runPolicyExplain } from './policy-command.js';
 import { runRecover } from './recover-command.js';
 import { resolveSetup } from './resolve-setup.js';
+import { runPrompt } from './run-prompt-command.js';
 import { runTools } from './tools-command.js';
 import { UsageError } from './usage-error.js';
 
@@ -54,6 +55,41 @@ export function buildProgram(): Command {
       stdout: process.stdout,
       stderr: process.stderr,
     });
+  });
+
+  withSetup(
+    program
+      .command('run')
+      .description(
+        'Send one prompt to a model and run the tools it asks for (through policy, sandbox, approvals and journal) until it answers.',
+      )
+      .argument('<prompt>', 'what to ask the model')
+      .option(
+        '--provider <name>',
+        'openai, openai-responses, anthropic, gemini, openai-compatible, or a [providers.NAME] section',
+      )
+      .option('--base-url <url>', 'the API endpoint (e.g. http://127.0.0.1:11434/v1 for Ollama)')
+      .option('--model <name>', 'the model name')
+      .addOption(
+        new Option('--approve <how>', 'answer confirmations: ask (on the terminal), all, or none').choices([
+          'ask',
+          'all',
+          'none',
+        ]),
+      )
+      .option(
+        '--session <id>',
+        'conversation identity: the conversation continues across runs with the same id',
+      )
+      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+      .option('--no-journal', 'do not journal this run')
+      .option(
+        '--max-iterations <n>',
+        'tool batches per turn (default tools.max_tool_iterations_per_user_turn)',
+      )
+      .option('--json', 'print the whole turn as a JSON array of messages'),
+  ).action(async (prompt: string, opts) => {
+    process.exitCode = await runPrompt(prompt, opts, { stdout: process.stdout, stderr: process.stderr });
   });
 
   withSetup(

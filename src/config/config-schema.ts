@@ -127,6 +127,8 @@ const tools = z
     max_tool_calls_per_batch: positiveInt.default(8),
     max_tool_iterations_per_user_turn: positiveInt.default(4),
     max_tool_args_bytes: positiveInt.default(262_144),
+    /** The same call failing this many times in one user turn stops the turn (seed 003 self-correction). */
+    max_repeated_failures: positiveInt.default(3),
     sandbox,
     timeouts,
     output,
@@ -140,13 +142,38 @@ const tools = z
     run_command: runCommand,
     web: reserved,
     memory: reserved,
-    definitions: z.array(z.record(z.string(), z.unknown())).optional(),
+    /** Tools advertised in parse_only mode whose results a person supplies (CFG-TOOLS-02). */
+    definitions: z
+      .array(
+        z.strictObject({
+          name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'tool names are 1-64 letters, digits, _ or -'),
+          description: z.string().default(''),
+          parameters: z.record(z.string(), z.unknown()).default({ type: 'object', properties: {} }),
+        }),
+      )
+      .default([]),
+    /** Also advertise config-defined tools in enabled mode (CFG-TOOLS-02a); they cannot run. */
+    advertise_definitions: z.boolean().default(false),
   })
   .prefault({});
 
+/** One model endpoint (`[providers.NAME]`); `toolgate run --provider NAME` picks it. */
+const provider = z.strictObject({
+  kind: z.enum(['openai', 'openai-responses', 'anthropic', 'gemini', 'openai-compatible']).optional(),
+  base_url: z.url().optional(),
+  model: z.string().min(1).optional(),
+  /** Prefer the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY) or api_key_env. */
+  api_key: z.string().min(1).optional(),
+  api_key_env: z.string().min(1).optional(),
+  max_tokens: positiveInt.default(4096),
+  /** The model's context window in tokens, for the tool-output budget (FR-REG-04b). */
+  context_tokens: positiveInt.optional(),
+  system: z.string().optional(),
+});
+
 export const configSchema = z.strictObject({
   tools,
-  providers: reserved,
+  providers: z.record(z.string(), provider).default({}),
 });
 
 export type ToolgateConfig = z.output<typeof configSchema>;
@@ -154,6 +181,7 @@ export type ToolgateConfigInput = z.input<typeof configSchema>;
 export type PolicyRule = z.output<typeof rule>;
 export type PolicyCondition = z.output<typeof condition>;
 export type GovernanceToolConfig = z.output<typeof governanceTool>;
+export type ProviderConfig = z.output<typeof provider>;
 export type GovernanceModeConfig = z.output<typeof governanceMode>;
 
 /** JSON Schema of the config file, for editors (`toolgate config schema`). */

@@ -122,6 +122,8 @@ export interface PlanEntry {
 
 export interface BeginBatchOptions {
   assistantText?: string;
+  /** More of the assistant message to keep with it (provider, model, the raw turn for a verbatim echo). */
+  assistant?: Record<string, unknown>;
   batchId?: string;
   plan?: readonly PlanEntry[];
 }

@@ -211,6 +211,7 @@ export class SqliteJournal implements Journal {
         session,
         'assistant',
         {
+          ...options.assistant,
           text: options.assistantText ?? null,
           toolUses: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
         },

@@ -1,0 +1,95 @@
+import { loadConversation } from '../loop/load-conversation.js';
+import { runTurn } from '../loop/run-turn.js';
+import { turnToJson } from '../loop/turn-json.js';
+import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import { ProviderSetupError, resolveProvider } from '../providers/resolve-provider.js';
+import { type GateOptions, openGate } from './open-gate.js';
+import { UsageError } from './usage-error.js';
+
+export interface RunOptions extends GateOptions {
+  provider?: string;
+  baseUrl?: string;
+  model?: string;
+  maxIterations?: string;
+  json?: boolean;
+}
+
+/**
+ * `toolgate run "PROMPT"` (issue #7): one user turn, non-interactive. Prints the final assistant
+ * text (or, with --json, the whole turn as messages). Exit 0 when the turn finished, 1 when the
+ * provider or the loop failed (message on stderr), 2 on bad usage.
+ */
+export async function runPrompt(
+  prompt: string,
+  options: RunOptions,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+): Promise<number> {
+  if (prompt.trim() === '')
+    throw new UsageError('the prompt is empty; pass the text to send, e.g. toolgate run "list the files"');
+  let maxIterations: number | undefined;
+  if (options.maxIterations !== undefined) {
+    maxIterations = Number(options.maxIterations);
+    if (!Number.isInteger(maxIterations) || maxIterations < 1) {
+      throw new UsageError(
+        `--max-iterations expects a positive whole number (got "${options.maxIterations}")`,
+      );
+    }
+  }
+  const { gate, setup, journal, close } = openGate(options);
+  try {
+    let provider: ReturnType<typeof resolveProvider>;
+    try {
+      provider = resolveProvider(options, setup.config);
+    } catch (error) {
+      if (error instanceof ProviderSetupError) throw new UsageError(error.message);
+      throw error;
+    }
+    // FR-RES-05: a batch this session left unfinished (a crash) is settled by a person first.
+    const unfinished = journal?.incompleteBatches().filter((b) => b.session === gate.session) ?? [];
+    if (unfinished.length > 0) {
+      io.stderr.write(
+        `toolgate: session ${gate.session} has an unfinished batch (${unfinished.map((b) => b.id).join(', ')}) from an interrupted run; settle it with \`toolgate recover --resume\` or \`toolgate recover --discard\`, then run again\n`,
+      );
+      return 1;
+    }
+    const history = journal ? loadConversation(journal, gate.session) : [];
+    const controller = new AbortController();
+    const onSignal = () => controller.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      const outcome = await runTurn({
+        gate,
+        adapter: provider.adapter,
+        connection: provider.connection,
+        model: provider.model,
+        maxTokens: provider.maxTokens,
+        ...(provider.contextTokens ? { contextTokens: provider.contextTokens } : {}),
+        ...(provider.system ? { system: provider.system } : {}),
+        history,
+        prompt,
+        signal: controller.signal,
+        ...(maxIterations ? { maxIterations } : {}),
+      });
+      if (options.json) io.stdout.write(`${JSON.stringify(turnToJson(outcome.messages), null, 2)}\n`);
+      else if (outcome.status === 'awaiting_results') {
+        const lines = (outcome.pending ?? []).map((c) => `  ${c.id}  ${c.name} ${c.arguments}`);
+        io.stdout.write(
+          sanitizeForTerminal(
+            `${outcome.text ? `${outcome.text}\n` : ''}tools.mode is "parse_only"; these calls wait for your results:\n${lines.join('\n')}\n`,
+          ),
+        );
+      } else if (outcome.text) io.stdout.write(`${sanitizeForTerminal(outcome.text)}\n`);
+      if (outcome.status === 'done' || outcome.status === 'awaiting_results') return 0;
+      io.stderr.write(
+        `toolgate: ${sanitizeForTerminal(outcome.status === 'cancelled' ? 'cancelled' : (outcome.error ?? outcome.status))}\n`,
+      );
+      return 1;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  } finally {
+    close();
+  }
+}

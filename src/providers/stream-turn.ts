@@ -1,0 +1,168 @@
+import type { AssistantToolCall } from '../core/conversation.js';
+import type { StreamEvent } from '../core/stream-event.js';
+import {
+  type Connection,
+  type HttpRequest,
+  type ProviderAdapter,
+  ProviderError,
+  type TurnRequest,
+} from './provider.js';
+import { SseParser } from './sse-parser.js';
+import { ToolCallAccumulator } from './tool-call-accumulator.js';
+
+export interface StreamedTurn {
+  text: string;
+  reasoning: string;
+  toolCalls: AssistantToolCall[];
+  finishReason: string | undefined;
+  /** False when the stream stopped before its terminator (or broke): nothing from it may run. */
+  complete: boolean;
+  /** Why it is incomplete, for the person. */
+  problem?: string;
+  raw: unknown;
+  usage: { inputTokens?: number; outputTokens?: number };
+}
+
+export interface StreamTurnOptions {
+  signal?: AbortSignal;
+  onEvent?: (event: StreamEvent) => void;
+  /** Each tool call the moment it is whole (FR-RES-04a), with its position in call order. */
+  onCallClosed?: (call: AssistantToolCall, index: number) => void;
+  /** Attempts after the first for 429/5xx answers that came before any output. */
+  retries?: number;
+  backoffMs?: number;
+  fetch?: typeof fetch;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+
+/** The provider's error message from an error body, whatever its shape. */
+function errorMessage(body: string): string {
+  try {
+    const value = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown };
+    if (typeof value.error === 'string') return value.error;
+    if (value.error && typeof value.error.message === 'string') return value.error.message;
+    if (typeof value.message === 'string') return value.message;
+  } catch {
+    // not JSON
+  }
+  return body.slice(0, 300) || '(empty body)';
+}
+
+async function post(request: HttpRequest, options: StreamTurnOptions): Promise<Response> {
+  const doFetch = options.fetch ?? fetch;
+  const retries = options.retries ?? 2;
+  for (let attempt = 0; ; attempt++) {
+    let response: Response;
+    try {
+      response = await doFetch(request.url, {
+        method: 'POST',
+        headers: { accept: 'text/event-stream', ...request.headers },
+        body: JSON.stringify(request.body),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      const cause = (error as { cause?: { message?: string } }).cause?.message;
+      throw new ProviderError(
+        `could not reach ${new URL(request.url).origin}: ${cause ?? (error as Error).message}; check --base-url and that the server is running`,
+      );
+    }
+    if (response.ok) return response;
+    const body = await response.text().catch(() => '');
+    const retryable = response.status === 429 || response.status >= 500;
+    if (retryable && attempt < retries) {
+      const after = Number(response.headers.get('retry-after'));
+      const wait =
+        Number.isFinite(after) && after > 0
+          ? Math.min(after * 1000, 30_000)
+          : (options.backoffMs ?? 500) * 2 ** attempt;
+      await sleep(wait, options.signal);
+      continue;
+    }
+    throw new ProviderError(`HTTP ${response.status} from ${request.url}: ${errorMessage(body)}`, {
+      status: response.status,
+      retryable,
+    });
+  }
+}
+
+/**
+ * One model turn over HTTP: POST, parse the SSE stream, normalize, accumulate tool calls.
+ * Retries (with backoff, honouring Retry-After) only a 429/5xx that came before any output; a
+ * mid-stream error event throws; a stream that stops early comes back with `complete: false`.
+ */
+export async function streamTurn(
+  adapter: ProviderAdapter,
+  turn: TurnRequest,
+  connection: Connection,
+  options: StreamTurnOptions = {},
+): Promise<StreamedTurn> {
+  const response = await post(adapter.buildRequest(turn, connection), options);
+  const decoder = adapter.createDecoder();
+  const parser = new SseParser();
+  const calls = new ToolCallAccumulator(options.onCallClosed ? { onClosed: options.onCallClosed } : {});
+  const result: StreamedTurn = {
+    text: '',
+    reasoning: '',
+    toolCalls: [],
+    finishReason: undefined,
+    complete: false,
+    raw: undefined,
+    usage: {},
+  };
+  const handle = (event: StreamEvent) => {
+    switch (event.type) {
+      case 'text_delta':
+        result.text += event.text;
+        break;
+      case 'reasoning_delta':
+        result.reasoning += event.text;
+        break;
+      case 'usage':
+        if (event.inputTokens !== undefined) result.usage.inputTokens = event.inputTokens;
+        if (event.outputTokens !== undefined) result.usage.outputTokens = event.outputTokens;
+        break;
+      case 'finish':
+        result.finishReason = event.reason;
+        calls.finish(); // every call is whole once the model says it finished
+        break;
+      default:
+        calls.apply(event);
+    }
+    options.onEvent?.(event);
+  };
+  if (!response.body)
+    throw new ProviderError(`the provider at ${new URL(response.url || 'http://x').origin} sent no body`);
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      for (const sse of parser.push(value)) for (const event of decoder.push(sse)) handle(event);
+    }
+    for (const sse of parser.end()) for (const event of decoder.push(sse)) handle(event);
+  } catch (error) {
+    if (options.signal?.aborted || error instanceof ProviderError) throw error;
+    result.problem = `the connection broke mid-stream (${(error as Error).message})`;
+  } finally {
+    reader.releaseLock();
+  }
+  const end = decoder.end();
+  result.toolCalls = calls.finish();
+  result.raw = end.raw;
+  result.complete = end.complete && result.problem === undefined;
+  if (!result.complete && !result.problem) result.problem = 'the response stream ended before its terminator';
+  return result;
+}

@@ -1,0 +1,46 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { REPO } from '../cli/run-cli.js';
+
+export interface AsyncCliRun {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the real CLI without blocking this process (the replay server lives here), with stdin
+ * closed. `onStart` gets the child, e.g. to kill it at a chosen moment.
+ */
+export function runCliAsync(
+  args: string[],
+  options: {
+    cwd?: string;
+    env?: Record<string, string>;
+    onStart?: (child: ReturnType<typeof spawn>) => void;
+  } = {},
+): Promise<AsyncCliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(REPO, 'bin', 'toolgate.js'), ...args], {
+      cwd: options.cwd ?? REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, FORCE_COLOR: '0', ...options.env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString('utf8');
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, stdout, stderr });
+    });
+    options.onStart?.(child);
+  });
+}
