@@ -48,7 +48,12 @@ export async function runPrompt(
     const unfinished = journal?.incompleteBatches().filter((b) => b.session === gate.session) ?? [];
     if (unfinished.length > 0) {
       io.stderr.write(
-        `toolgate: session ${gate.session} has an unfinished batch (${unfinished.map((b) => b.id).join(', ')}) from an interrupted run; settle it with \`toolgate recover --resume\` or \`toolgate recover --discard\`, then run again\n`,
+        unfinished
+          .map(
+            (b) =>
+              `toolgate: session ${gate.session} has an unfinished batch ${b.id} from an interrupted run; settle it first with \`toolgate recover --resume ${b.id}\` (keep the results it has) or \`toolgate recover --discard ${b.id}\`\n`,
+          )
+          .join(''),
       );
       return 1;
     }

@@ -1,0 +1,150 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { chatStream, textAnswer } from '../helpers/provider-streams.js';
+import { type ReplayServer, startReplayServer } from '../helpers/replay-server.js';
+import { runCliAsync } from '../helpers/run-cli-async.js';
+import { makeTempDir, useWorkspace } from '../helpers/workspace.js';
+
+const ws = useWorkspace();
+let server: ReplayServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const noKeys = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '' };
+
+describe('toolgate run: exit codes and output (issue #7 §6)', () => {
+  it('exit 2 with a one-line reason on bad usage, and nothing is sent', async () => {
+    const root = makeTempDir();
+    const cases: [string[], RegExp][] = [
+      [['run', 'hi', '--model', 'm'], /choose a provider with --provider/],
+      [['run', 'hi', '--provider', 'openai'], /no model: pass --model/],
+      [['run', 'hi', '--provider', 'mystery', '--model', 'm'], /unknown provider "mystery"/],
+      [
+        ['run', 'hi', '--provider', 'anthropic', '--model', 'm'],
+        /no API key for anthropic: set ANTHROPIC_API_KEY/,
+      ],
+      [
+        ['run', 'hi', '--provider', 'openai-compatible', '--model', 'm', '--max-iterations', '0'],
+        /--max-iterations expects a positive whole number/,
+      ],
+      [['run', '  ', '--provider', 'openai-compatible', '--model', 'm'], /the prompt is empty/],
+      [
+        ['run', 'hi', '--provider', 'openai-compatible', '--model', 'm', '--base-url', 'not a url'],
+        /is not a URL/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const run = await runCliAsync([...args, '--root', root, '--no-journal'], { env: noKeys });
+      expect(run.status, args.join(' ')).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('prints the final assistant text, or with --json the whole turn in order', async () => {
+    ws.file('notes.txt', 'remember the milk\n');
+    server = await startReplayServer([
+      {
+        body: chatStream({
+          text: 'Let me look.',
+          calls: [{ id: 'c1', name: 'read_file', args: '{"path":"notes.txt"}' }],
+        }),
+      },
+      { body: textAnswer('openai', 'It says: remember the milk.') },
+    ]);
+    const args = [
+      '--provider',
+      'openai',
+      '--base-url',
+      `${server.url}/v1`,
+      '--model',
+      'gpt-x',
+      '--root',
+      ws.dir(),
+      '--no-journal',
+    ];
+    const run = await runCliAsync(['run', 'what do my notes say?', ...args, '--json'], {
+      env: { OPENAI_API_KEY: 'sk-test' },
+    });
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([
+      { role: 'user', content: 'what do my notes say?' },
+      {
+        role: 'assistant',
+        content: 'Let me look.',
+        tool_calls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"notes.txt"}' }],
+      },
+      { role: 'tool', tool_call_id: 'c1', name: 'read_file', ok: true, content: 'remember the milk\n' },
+      { role: 'assistant', content: 'It says: remember the milk.', tool_calls: [] },
+    ]);
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-test');
+
+    await server.close();
+    server = await startReplayServer([{ body: textAnswer('openai', 'plain \u001b[31mred\u001b[0m answer') }]);
+    const plain = await runCliAsync(
+      ['run', 'hi', ...args.map((a) => (a.startsWith('http') ? `${server?.url}/v1` : a))],
+      {
+        env: { OPENAI_API_KEY: 'sk-test' },
+      },
+    );
+    expect(plain.status).toBe(0);
+    // Model text is sanitized before it reaches the terminal.
+    expect(plain.stdout).toBe('plain red answer\n');
+  });
+
+  it('exit 1 with the provider message on stderr when the provider fails', async () => {
+    server = await startReplayServer([{ status: 400, body: '{"error":{"message":"model not found"}}' }]);
+    const run = await runCliAsync(
+      [
+        'run',
+        'hi',
+        '--provider',
+        'openai-compatible',
+        '--base-url',
+        `${server.url}/v1`,
+        '--model',
+        'nope',
+        '--root',
+        makeTempDir(),
+        '--no-journal',
+      ],
+      { env: noKeys },
+    );
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/HTTP 400 .*model not found/);
+  });
+
+  it('a [providers.NAME] section supplies kind, base URL, model and key variable; --session continues the conversation', async () => {
+    server = await startReplayServer([
+      { body: textAnswer('anthropic', 'first') },
+      { body: textAnswer('anthropic', 'second') },
+    ]);
+    ws.file(
+      'toolgate.toml',
+      `[providers.local]\nkind = "anthropic"\nbase_url = "${server.url}/v1"\nmodel = "claude-test"\napi_key_env = "MY_KEY"\nsystem = "be brief"\n`,
+    );
+    const base = ['--config', `${ws.dir()}/toolgate.toml`, '--session', 'chat-1'];
+    const one = await runCliAsync(['run', 'hello', ...base], {
+      env: { ...noKeys, MY_KEY: 'k-123' },
+      cwd: ws.dir(),
+    });
+    expect(one.stderr).toBe('');
+    expect(one.stdout).toBe('first\n');
+    const two = await runCliAsync(['run', 'and again', ...base], {
+      env: { ...noKeys, MY_KEY: 'k-123' },
+      cwd: ws.dir(),
+    });
+    expect(two.stdout).toBe('second\n');
+    expect(server.requests[0]?.headers['x-api-key']).toBe('k-123');
+    expect(server.requests[0]?.path).toBe('/v1/messages');
+    const body = server.requests[1]?.body as { system: string; model: string; messages: unknown };
+    expect(body.system).toBe('be brief');
+    expect(body.model).toBe('claude-test');
+    expect(body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hello' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'first' }] },
+      { role: 'user', content: [{ type: 'text', text: 'and again' }] },
+    ]);
+  });
+});
