@@ -90,3 +90,10 @@ export async function startReplayServer(responses: readonly RecordedResponse[]):
       }),
   };
 }
+
+/** The JSON body of the index-th request (0-based); a missing request fails the test here. */
+export function requestBody(server: ReplayServer | undefined, index: number): unknown {
+  const seen = server?.requests[index];
+  if (!seen) throw new Error(`request ${index + 1} never arrived (${server?.requests.length ?? 0} did)`);
+  return seen.body;
+}

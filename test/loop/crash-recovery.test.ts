@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { chatStream, textAnswer } from '../helpers/provider-streams.js';
-import { type ReplayServer, startReplayServer } from '../helpers/replay-server.js';
+import { type ReplayServer, requestBody, startReplayServer } from '../helpers/replay-server.js';
 import { runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -91,7 +91,7 @@ describe('IT-JRN-01: a crash in the middle of a streamed turn is recovered on th
     expect(resumed.stderr).toBe('');
     expect(resumed.status).toBe(0);
     expect(resumed.stdout.trim()).toBe('welcome back');
-    const sent = (server.requests[0]?.body as { messages: { role: string; content: string }[] }).messages;
+    const sent = (requestBody(server, 0) as { messages: { role: string; content: string }[] }).messages;
     expect(sent.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
       'write then read',
       'continue',

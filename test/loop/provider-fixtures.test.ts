@@ -13,7 +13,7 @@ import { createToolgate } from '../../src/toolgate.js';
 import { REPO } from '../cli/run-cli.js';
 import { decodeStream, jsonlToSse } from '../helpers/decode-stream.js';
 import { textAnswer } from '../helpers/provider-streams.js';
-import { type ReplayServer, startReplayServer } from '../helpers/replay-server.js';
+import { type ReplayServer, requestBody, startReplayServer } from '../helpers/replay-server.js';
 import { runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -306,12 +306,15 @@ if (present) {
       expect(outcome.status).toBe('done');
       // The stream's text ends "tool."; the recording client sent "tool. ". We echo what was streamed.
       const expected = (
-        recorded[1]?.messages as { role: string; content: { type: string; text?: string }[] }[]
+        (recorded[1] as Record<string, unknown>).messages as {
+          role: string;
+          content: { type: string; text?: string }[];
+        }[]
       ).map((m) => ({
         ...m,
         content: m.content.map((b) => (b.type === 'text' && b.text ? { ...b, text: b.text.trimEnd() } : b)),
       }));
-      expect((server.requests[1]?.body as { messages: unknown }).messages).toEqual(expected);
+      expect((requestBody(server, 1) as { messages: unknown }).messages).toEqual(expected);
       expect(JSON.stringify(server.requests[1]?.body)).toContain(
         '"text":"I\'ll help you generate two names for a pet pelican using the pelican name generator tool."',
       );
@@ -335,7 +338,7 @@ if (present) {
         ...m,
         content: m.content.filter((b) => !(b.type === 'text' && b.text === ' ')),
       }));
-      expect((server.requests[1]?.body as { messages: unknown }).messages).toEqual(expected);
+      expect((requestBody(server, 1) as { messages: unknown }).messages).toEqual(expected);
     });
 
     it('Anthropic non-streaming round trip (ToolRunner): the follow-up messages are rebuilt exactly', () => {
@@ -393,7 +396,7 @@ if (present) {
       });
       expect(outcome.status).toBe('done');
       for (const turn of [1, 2]) {
-        expect((server.requests[turn]?.body as { contents: unknown }).contents).toEqual(
+        expect((requestBody(server, turn) as { contents: unknown }).contents).toEqual(
           normalizeGemini(recorded[turn]?.contents),
         );
       }
@@ -411,7 +414,7 @@ if (present) {
         model: 'gemini-3-pro-preview',
         prompt: 'What is the capital of the user country? Call the tool',
       });
-      const ours = (server.requests[1]?.body as { contents: { parts: { thoughtSignature?: string }[] }[] })
+      const ours = (requestBody(server, 1) as { contents: { parts: { thoughtSignature?: string }[] }[] })
         .contents;
       // Byte for byte what the stream sent (standard base64)…
       const streamed = /"thoughtSignature":\s*"([^"]+)"/.exec(read(fixture.turns[0] as string))?.[1];
@@ -437,7 +440,7 @@ if (present) {
       const expected = recorded.input.map((item) =>
         'call_id' in item ? { ...item, call_id: 'call_kL0PCQV7M2WMoVX8V8OtYSAL' } : item,
       );
-      expect((server.requests[1]?.body as { input: unknown }).input).toEqual(expected);
+      expect((requestBody(server, 1) as { input: unknown }).input).toEqual(expected);
     });
 
     it('Ollama 2024 request: the first request sends the user message as recorded', async () => {
@@ -457,7 +460,7 @@ if (present) {
         prompt: 'Return [1, 2, 3, 4, 5]',
       });
       expect(outcome.status).toBe('done');
-      expect((server.requests[0]?.body as { messages: unknown }).messages).toEqual(recorded.messages);
+      expect((requestBody(server, 0) as { messages: unknown }).messages).toEqual(recorded.messages);
     });
   });
 }
@@ -494,7 +497,8 @@ function normalizeGemini(contents: unknown): unknown {
 function firstUserText(kind: ProviderKind, request: Record<string, unknown>): string {
   if (kind === 'gemini') {
     return String(
-      ((request.contents as { parts: { text: string }[] }[])[0]?.parts[0] as { text: string }).text,
+      ((request.contents as { parts: { text: string }[] }[])[0] as { parts: { text: string }[] }).parts[0]
+        ?.text,
     );
   }
   if (kind === 'openai-responses') return String((request.input as { content: string }[])[0]?.content);

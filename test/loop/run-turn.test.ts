@@ -15,7 +15,12 @@ import {
   responsesStream,
   textAnswer,
 } from '../helpers/provider-streams.js';
-import { type RecordedResponse, type ReplayServer, startReplayServer } from '../helpers/replay-server.js';
+import {
+  type RecordedResponse,
+  type ReplayServer,
+  requestBody,
+  startReplayServer,
+} from '../helpers/replay-server.js';
 import { useWorkspace } from '../helpers/workspace.js';
 
 const ws = useWorkspace();
@@ -112,7 +117,7 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
       const body = JSON.stringify(server?.requests[1]?.body);
       if (kind === 'anthropic') {
         const messages = (
-          server?.requests[1]?.body as {
+          requestBody(server, 1) as {
             messages: {
               role: string;
               content: { type: string; tool_use_id?: string; signature?: string }[];
@@ -124,7 +129,7 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
       } else if (kind === 'gemini') {
         expect(body).toContain('"thoughtSignature":"TS"');
         const contents = (
-          server?.requests[1]?.body as {
+          requestBody(server, 1) as {
             contents: { parts: { functionResponse?: { response: { result: string } } }[] }[];
           }
         ).contents;
@@ -134,7 +139,7 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
         ]);
       } else {
         expect(body).toContain('"encrypted_content":"ENC"');
-        const input = (server?.requests[1]?.body as { input: { type?: string; call_id?: string }[] }).input;
+        const input = (requestBody(server, 1) as { input: { type?: string; call_id?: string }[] }).input;
         expect(input.filter((i) => i.type === 'function_call_output').map((i) => i.call_id)).toEqual([
           'call_1',
           'call_2',
@@ -159,9 +164,9 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
     await t.start();
     const { outcome } = await turn(t.gate, 'openai', { approver: denyAll });
     expect(outcome.status).toBe('done');
-    const tool = (
-      server?.requests[1]?.body as { messages: { role: string; content: string }[] }
-    ).messages.find((m) => m.role === 'tool');
+    const tool = (requestBody(server, 1) as { messages: { role: string; content: string }[] }).messages.find(
+      (m) => m.role === 'tool',
+    );
     expect(tool?.content).toMatch(/denied/);
   });
 
@@ -185,7 +190,7 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
     const { outcome } = await turn(t.gate, 'openai');
     expect(outcome.status).toBe('done');
     const tools = (
-      server?.requests[1]?.body as { messages: { role: string; content: string }[] }
+      requestBody(server, 1) as { messages: { role: string; content: string }[] }
     ).messages.filter((m) => m.role === 'tool');
     expect(tools[0]?.content).toMatch(/unknown tool "reed_file"; available tools: .*read_file/);
     expect(tools[1]?.content).toMatch(/unknown parameter "pth"|missing required parameter "path"/);
@@ -218,7 +223,7 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
     const { outcome } = await turn(t.gate, 'openai', { maxIterations: 2 });
     expect(outcome.status).toBe('done');
     expect(outcome.text).toBe('ok, stopping');
-    const last = (server?.requests[3]?.body as { messages: { role: string; content: string }[] }).messages.at(
+    const last = (requestBody(server, 3) as { messages: { role: string; content: string }[] }).messages.at(
       -1,
     );
     expect(last?.content).toMatch(/Max tool iterations reached/);
@@ -239,11 +244,11 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
     );
     await t.start();
     const { outcome } = await turn(t.gate, 'openai');
-    expect((server?.requests[0]?.body as { tools?: unknown }).tools).toBeUndefined();
+    expect((requestBody(server, 0) as { tools?: unknown }).tools).toBeUndefined();
     expect(outcome.status).toBe('done');
-    const tool = (
-      server?.requests[1]?.body as { messages: { role: string; content: string }[] }
-    ).messages.find((m) => m.role === 'tool');
+    const tool = (requestBody(server, 1) as { messages: { role: string; content: string }[] }).messages.find(
+      (m) => m.role === 'tool',
+    );
     expect(tool?.content).toMatch(/tools are disabled/);
   });
 
@@ -267,7 +272,7 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
     const pending = await turn(t.gate, 'openai');
     expect(pending.outcome.status).toBe('awaiting_results');
     expect(pending.outcome.pending?.map((c) => c.id)).toEqual(['m1']);
-    const advertised = (server?.requests[0]?.body as { tools: { function: { name: string } }[] }).tools.map(
+    const advertised = (requestBody(server, 0) as { tools: { function: { name: string } }[] }).tools.map(
       (x) => x.function.name,
     );
     expect(advertised).toContain('lookup');
@@ -295,9 +300,9 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
         })),
     });
     expect(answered.outcome.status).toBe('done');
-    const tool = (
-      server?.requests[1]?.body as { messages: { role: string; content: string }[] }
-    ).messages.find((m) => m.role === 'tool');
+    const tool = (requestBody(server, 1) as { messages: { role: string; content: string }[] }).messages.find(
+      (m) => m.role === 'tool',
+    );
     expect(tool?.content).toBe('forty-two');
   });
 
@@ -336,9 +341,9 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
     const { outcome, events } = await turn(t.gate, 'openai');
     expect(outcome.status).toBe('done');
     expect(events.some((e) => e.type === 'tool')).toBe(false);
-    const tool = (
-      server?.requests[1]?.body as { messages: { role: string; content: string }[] }
-    ).messages.find((m) => m.role === 'tool');
+    const tool = (requestBody(server, 1) as { messages: { role: string; content: string }[] }).messages.find(
+      (m) => m.role === 'tool',
+    );
     expect(tool?.content).toMatch(/cut off at its token limit/);
   });
 
@@ -429,9 +434,9 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
     await t.start();
     // 4096 context − (small history) − 1000 reserve − 1024 margin ≈ 2000 tokens ≈ 8 KB of output.
     await turn(t.gate, 'openai', { contextTokens: 4096, maxTokens: 1000 });
-    const tool = (
-      server?.requests[1]?.body as { messages: { role: string; content: string }[] }
-    ).messages.find((m) => m.role === 'tool');
+    const tool = (requestBody(server, 1) as { messages: { role: string; content: string }[] }).messages.find(
+      (m) => m.role === 'tool',
+    );
     // read_file limits itself to the budget it was given, and says how to read the rest.
     const limit = Number(/more than the (\d+) that can be read at once/.exec(tool?.content ?? '')?.[1]);
     expect(limit).toBeGreaterThan(6000);
