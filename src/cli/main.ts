@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { configJsonSchema } from '../config/config-schema.js';
 import { ConfigError } from '../config/load-config.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import { runChat } from './chat-command.js';
 import { runExec } from './exec-command.js';
 import { runJournalList, runJournalShow } from './journal-command.js';
 import { runMcp } from './mcp-command.js';
@@ -90,6 +91,29 @@ export function buildProgram(): Command {
       .option('--json', 'print the whole turn as a JSON array of messages'),
   ).action(async (prompt: string, opts) => {
     process.exitCode = await runPrompt(prompt, opts, { stdout: process.stdout, stderr: process.stderr });
+  });
+
+  withSetup(
+    program
+      .command('chat')
+      .description(
+        'Chat with a model in the terminal; its tool calls go through policy, sandbox, approvals and journal.',
+      )
+      .option(
+        '--provider <name>',
+        'openai, openai-responses, anthropic, gemini, openai-compatible, or a [providers.NAME] section',
+      )
+      .option('--base-url <url>', 'the API endpoint (e.g. http://127.0.0.1:11434/v1 for Ollama)')
+      .option('--model <name>', 'the model name')
+      .option('--session <id>', 'conversation identity: continue the conversation of an earlier chat or run')
+      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+      .option('--no-journal', 'do not journal this chat')
+      .option(
+        '--max-iterations <n>',
+        'tool batches per turn (default tools.max_tool_iterations_per_user_turn)',
+      ),
+  ).action(async (opts) => {
+    process.exitCode = await runChat(opts);
   });
 
   withSetup(

@@ -1,0 +1,278 @@
+import { Box, Static, Text, useApp, useInput } from 'ink';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import type { ApprovalDecision, ConfirmationRequest } from '../core/confirmation.js';
+import type { BatchRecord } from '../journal/journal.js';
+import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import type { CallView, ChatController, ChatState } from './chat-controller.js';
+
+const RISK_COLOR = { low: 'green', medium: 'yellow', high: 'red' } as const;
+const MARK = { pending: '·', running: '…', ok: '✓', failed: '✗', skipped: '⊘' } as const;
+const MARK_COLOR = {
+  pending: 'gray',
+  running: 'cyan',
+  ok: 'green',
+  failed: 'red',
+  skipped: 'yellow',
+} as const;
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/** Rows of tool output on screen; the buffer holds the last 50 (FR-TUI-03). */
+const OUTPUT_ROWS = 10;
+
+function useSpinner(active: boolean): string {
+  const [frame, setFrame] = useState(0);
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => setFrame((f) => (f + 1) % SPINNER.length), 80);
+    return () => clearInterval(timer);
+  }, [active]);
+  return SPINNER[frame] as string;
+}
+
+/** FR-TUI-02: pending, executing (spinner), ✓ / ✗, ⊘ with the reason. */
+function CallRow({ call, spinner }: { call: CallView; spinner: string }) {
+  const mark = call.state === 'running' ? spinner : MARK[call.state];
+  const color = MARK_COLOR[call.state];
+  return (
+    <Box flexDirection="column">
+      <Text>
+        <Text color={color}>{mark}</Text> <Text bold>{call.name}</Text> <Text dimColor>{call.args}</Text>
+      </Text>
+      {call.reason ? <Text color={color}>{`    ${call.reason}`}</Text> : null}
+    </Box>
+  );
+}
+
+/** FR-TUI-01: every call to approve, its summary and risk; approve all, deny all, or pick. */
+function ApprovalPrompt({
+  requests,
+  picking,
+  cursor,
+  chosen,
+}: {
+  requests: readonly ConfirmationRequest[];
+  picking: boolean;
+  cursor: number;
+  chosen: ReadonlySet<string>;
+}) {
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
+      <Text bold color="yellow">
+        Approval needed ({requests.length} call{requests.length === 1 ? '' : 's'})
+      </Text>
+      {requests.map((r, i) => (
+        <Box key={r.callId} flexDirection="column">
+          <Text inverse={picking && i === cursor}>
+            {picking ? (chosen.has(r.callId) ? '[x] ' : '[ ] ') : `${i + 1}. `}
+            <Text color={RISK_COLOR[r.risk]} bold>
+              {r.risk.toUpperCase()}
+            </Text>{' '}
+            <Text bold>{r.toolName}</Text> {r.summary}
+          </Text>
+          <Text dimColor>{`     ${r.reason}${r.message ? ` — ${r.message}` : ''}`}</Text>
+          {r.detail && r.detail !== r.summary ? <Text dimColor>{`     full: ${r.detail}`}</Text> : null}
+        </Box>
+      ))}
+      <Text>
+        {picking
+          ? '↑/↓ move · space choose · enter run the chosen · esc back'
+          : '[a] approve all · [d] deny all · [p] pick calls · [s] always allow (session) · [g] always allow (project)'}
+      </Text>
+    </Box>
+  );
+}
+
+/** FR-RES-05: resume the interrupted batch with the results it has, or discard them. */
+function RecoveryPrompt({ batches }: { batches: readonly BatchRecord[] }) {
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>
+      <Text bold color="magenta">
+        A previous run was interrupted with an unfinished batch
+      </Text>
+      {batches.map((b) => (
+        <Box key={b.id} flexDirection="column">
+          <Text dimColor>{`batch ${b.id}`}</Text>
+          {b.calls.map((c) => (
+            <Text
+              key={c.id}
+            >{`  ${c.index + 1}. ${c.name} [${c.status}]${c.result ? (c.result.ok ? ' ok' : ` ${c.result.error?.type}`) : ''}`}</Text>
+          ))}
+        </Box>
+      ))}
+      <Text>[r] resume with the results it has · [d] discard its results (nothing is run again)</Text>
+    </Box>
+  );
+}
+
+export function ChatApp({ controller, title }: { controller: ChatController; title?: string }) {
+  const state: ChatState = useSyncExternalStore(
+    (listener) => controller.subscribe(listener),
+    () => controller.state,
+  );
+  const app = useApp();
+  // The line is kept in a ref too: keys pasted or typed faster than a render must all count.
+  const line = useRef('');
+  const [input, setInputState] = useState('');
+  const setInput = (next: string) => {
+    line.current = next;
+    setInputState(next);
+  };
+  const [picking, setPicking] = useState(false);
+  const [cursor, setCursor] = useState(0);
+  const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
+  const [scroll, setScroll] = useState(0);
+  const running = state.calls.some((c) => c.state === 'running');
+  const spinner = useSpinner(running || (state.busy && !state.approval && !state.pending));
+
+  useEffect(() => {
+    if (state.exit) app.exit();
+  }, [state.exit, app]);
+  useEffect(() => {
+    if (!state.approval) {
+      setPicking(false);
+      setCursor(0);
+      setChosen(new Set());
+    }
+  }, [state.approval]);
+  // New output follows the tail unless the person scrolled up.
+  const maxScroll = Math.max(0, state.output.length - OUTPUT_ROWS);
+  const offset = Math.min(scroll, maxScroll);
+
+  useInput((text, key) => {
+    if (state.recovery) {
+      if (text === 'r') controller.answerRecovery('resume');
+      else if (text === 'd') controller.answerRecovery('discard');
+      else if (key.ctrl && text === 'c') app.exit();
+      return;
+    }
+    const approval = state.approval;
+    if (approval) {
+      const answer = (d: ApprovalDecision) => controller.answerApproval(d);
+      if (key.ctrl && text === 'c') {
+        controller.cancel();
+        return;
+      }
+      if (picking) {
+        if (key.upArrow) setCursor((c) => Math.max(0, c - 1));
+        else if (key.downArrow) setCursor((c) => Math.min(approval.length - 1, c + 1));
+        else if (text === ' ') {
+          const id = approval[cursor]?.callId;
+          if (id)
+            setChosen((s) => (s.has(id) ? new Set([...s].filter((x) => x !== id)) : new Set([...s, id])));
+        } else if (key.return) answer({ kind: 'approve_selected', ids: [...chosen] });
+        else if (key.escape) setPicking(false);
+        return;
+      }
+      if (text === 'a' || text === 'y') answer({ kind: 'approve_all' });
+      else if (text === 'd' || text === 'n') answer({ kind: 'deny_all', reason: 'the user denied it' });
+      else if (text === 's') answer({ kind: 'approve_all', remember: 'session' });
+      else if (text === 'g') answer({ kind: 'approve_all', remember: 'project' });
+      else if (text === 'p') setPicking(true);
+      return;
+    }
+    if (key.escape || (key.ctrl && text === 'c')) {
+      if (!controller.cancel() && key.ctrl) app.exit();
+      return;
+    }
+    if (key.upArrow) {
+      setScroll((s) => Math.min(maxScroll, s + 1));
+      return;
+    }
+    if (key.downArrow) {
+      setScroll((s) => Math.max(0, s - 1));
+      return;
+    }
+    if (key.return) {
+      controller.submit(line.current);
+      setInput('');
+      setScroll(0);
+      return;
+    }
+    if (key.backspace || key.delete) {
+      setInput(line.current.slice(0, -1));
+      return;
+    }
+    if (!text || key.ctrl || key.meta) return;
+    // A fast typist or a paste delivers several keys in one chunk: a line break inside it is Enter.
+    const parts = text.split(/\r\n|\r|\n/);
+    parts.forEach((part, i) => {
+      if (i > 0) {
+        controller.submit(line.current);
+        setInput('');
+        setScroll(0);
+      }
+      if (part) setInput(line.current + sanitizeForTerminal(part));
+    });
+  });
+
+  const visible = state.output.slice(
+    Math.max(0, state.output.length - OUTPUT_ROWS - offset),
+    state.output.length - offset,
+  );
+  return (
+    <Box flexDirection="column">
+      <Static items={state.transcript.map((entry, i) => ({ ...entry, key: i }))}>
+        {(entry) =>
+          entry.kind === 'tool' ? (
+            <Text key={entry.key}>
+              <Text color={MARK_COLOR[entry.state ?? 'ok']}>{MARK[entry.state ?? 'ok']}</Text> {entry.text}
+            </Text>
+          ) : (
+            <Text
+              key={entry.key}
+              color={{ user: 'cyan', assistant: undefined, notice: 'gray', error: 'red' }[entry.kind]}
+            >
+              {{ user: '› ', assistant: '', notice: '· ', error: '✗ ' }[entry.kind]}
+              {entry.text}
+            </Text>
+          )
+        }
+      </Static>
+      {state.streaming ? <Text>{sanitizeForTerminal(state.streaming)}</Text> : null}
+      {state.calls.length > 0 ? (
+        <Box flexDirection="column" marginTop={1}>
+          {state.calls.map((c) => (
+            <CallRow key={c.id} call={c} spinner={spinner} />
+          ))}
+        </Box>
+      ) : null}
+      {visible.length > 0 ? (
+        <Box flexDirection="column" borderStyle="single" borderColor="gray" paddingX={1}>
+          {visible.map((line, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: output lines have no identity but their position
+            <Text key={i} dimColor wrap="truncate-end">
+              {line}
+            </Text>
+          ))}
+          {offset > 0 ? <Text color="yellow">{`↑ scrolled ${offset} line(s) up · ↓ to follow`}</Text> : null}
+        </Box>
+      ) : null}
+      {state.recovery ? <RecoveryPrompt batches={state.recovery} /> : null}
+      {state.approval ? (
+        <ApprovalPrompt requests={state.approval} picking={picking} cursor={cursor} chosen={chosen} />
+      ) : null}
+      {state.pending ? (
+        <Box flexDirection="column" borderStyle="round" borderColor="blue" paddingX={1}>
+          <Text bold color="blue">
+            tools.mode is "parse_only": these calls wait for your results
+          </Text>
+          {state.pending.map((c) => (
+            <Text key={c.id}>
+              {state.supplied[c.id] !== undefined ? '✓ ' : '· '}
+              <Text bold>{c.id}</Text> {c.name}{' '}
+              <Text dimColor>{sanitizeForTerminal(c.arguments.slice(0, 120))}</Text>
+            </Text>
+          ))}
+          <Text>Type /tool &lt;id&gt; &lt;result&gt; for each; the model continues when all have one.</Text>
+        </Box>
+      ) : null}
+      <Box marginTop={1}>
+        <Text color="cyan">{state.busy && !state.pending ? `${spinner} ` : '› '}</Text>
+        <Text>{input}</Text>
+        <Text inverse> </Text>
+      </Box>
+      <Text dimColor>
+        {title ? `${title} · ` : ''}enter send · esc cancel a turn · ↑/↓ scroll tool output · /quit
+      </Text>
+    </Box>
+  );
+}

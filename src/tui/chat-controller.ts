@@ -1,0 +1,335 @@
+import { EventEmitter } from 'node:events';
+import type { ApprovalDecision, Approver, ConfirmationRequest } from '../core/confirmation.js';
+import type { AssistantToolCall, ConversationMessage } from '../core/conversation.js';
+import type { LoopEvent } from '../core/loop-event.js';
+import type { ToolResult } from '../core/tool-result.js';
+import type { BatchRecord } from '../journal/journal.js';
+import { runTurn, type TurnOptions } from '../loop/run-turn.js';
+import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import type { Toolgate } from '../toolgate.js';
+
+/** FR-TUI-02: a call's state as drawn. */
+export type CallState = 'pending' | 'running' | 'ok' | 'failed' | 'skipped';
+
+export interface CallView {
+  id: string;
+  name: string;
+  args: string;
+  state: CallState;
+  /** Why a call failed or was not run (denied, invalid, pre-resolved). */
+  reason?: string;
+}
+
+export interface TranscriptEntry {
+  kind: 'user' | 'assistant' | 'notice' | 'error' | 'tool';
+  text: string;
+  /** For `tool` entries: how the call ended. */
+  state?: CallState;
+}
+
+export interface ChatState {
+  transcript: TranscriptEntry[];
+  /** The assistant text arriving now. */
+  streaming: string;
+  busy: boolean;
+  calls: CallView[];
+  /** FR-TUI-03: the last 50 lines of tool output, sanitized. */
+  output: string[];
+  approval: readonly ConfirmationRequest[] | undefined;
+  recovery: readonly BatchRecord[] | undefined;
+  /** FR-TUI-04: parse-only calls waiting for `/tool <id> <result>`. */
+  pending: readonly AssistantToolCall[] | undefined;
+  supplied: Readonly<Record<string, string>>;
+  exit: boolean;
+}
+
+export const OUTPUT_LINES = 50;
+const clean = (text: string) => sanitizeForTerminal(text);
+
+/**
+ * The chat's state and actions, apart from how they are drawn: runs turns with runTurn, turns loop
+ * events into what the screen shows, and holds the questions put to the person (approval,
+ * recovery, parse-only results). The view subscribes; nothing polls.
+ */
+export class ChatController {
+  readonly #events = new EventEmitter();
+  #state: ChatState = {
+    transcript: [],
+    streaming: '',
+    busy: false,
+    calls: [],
+    output: [],
+    approval: undefined,
+    recovery: undefined,
+    pending: undefined,
+    supplied: {},
+    exit: false,
+  };
+  #history: ConversationMessage[];
+  #turn: AbortController | undefined;
+  #approvalAnswer: ((d: ApprovalDecision) => void) | undefined;
+  #resultsAnswer: ((r: ToolResult[] | undefined) => void) | undefined;
+  #partialLine = '';
+  #lines: string[] = [];
+  readonly #gate: Toolgate;
+  readonly #turnOptions: Omit<
+    TurnOptions,
+    'gate' | 'history' | 'prompt' | 'signal' | 'onEvent' | 'approver' | 'supplyResults'
+  >;
+
+  constructor(options: {
+    gate: Toolgate;
+    turn: Omit<
+      TurnOptions,
+      'gate' | 'history' | 'prompt' | 'signal' | 'onEvent' | 'approver' | 'supplyResults'
+    >;
+    history?: ConversationMessage[];
+  }) {
+    this.#gate = options.gate;
+    this.#turnOptions = options.turn;
+    this.#history = [...(options.history ?? [])];
+    // FR-RES-05: a batch a crash left unfinished is put to the person before anything else.
+    const unfinished =
+      options.gate.journal?.incompleteBatches().filter((b) => b.session === options.gate.session) ?? [];
+    if (unfinished.length > 0) this.#set({ recovery: unfinished });
+  }
+
+  get state(): ChatState {
+    return this.#state;
+  }
+
+  subscribe(listener: (state: ChatState) => void): () => void {
+    this.#events.on('change', listener);
+    return () => this.#events.off('change', listener);
+  }
+
+  /** The approver the pipeline calls: the question stays on screen until answered or cancelled. */
+  readonly approver: Approver = (requests, signal) =>
+    new Promise<ApprovalDecision>((resolve) => {
+      const done = (d: ApprovalDecision) => {
+        this.#approvalAnswer = undefined;
+        this.#set({ approval: undefined });
+        resolve(d);
+      };
+      signal.addEventListener(
+        'abort',
+        () => done({ kind: 'deny_all', reason: 'the question was cancelled' }),
+        { once: true },
+      );
+      this.#approvalAnswer = done;
+      this.#set({ approval: requests });
+    });
+
+  answerApproval(decision: ApprovalDecision): void {
+    this.#approvalAnswer?.(decision);
+  }
+
+  answerRecovery(choice: 'resume' | 'discard'): void {
+    const journal = this.#gate.journal;
+    const batches = this.#state.recovery ?? [];
+    if (!journal) return;
+    for (const batch of batches) {
+      if (choice === 'resume') journal.resumeBatch(batch.id);
+      else journal.discardBatch(batch.id);
+    }
+    this.#note(
+      choice === 'resume'
+        ? `resumed ${batches.length} unfinished batch(es) with the results they had; nothing was run again`
+        : `discarded the results of ${batches.length} unfinished batch(es); the calls stay visible`,
+    );
+    this.#set({ recovery: undefined });
+  }
+
+  /** Enter: a message for the model, or a command (`/tool <id> <result>`, `/quit`). */
+  submit(line: string): void {
+    const text = line.trim();
+    if (!text || this.#state.recovery) return;
+    if (text === '/quit' || text === '/exit') {
+      this.#turn?.abort();
+      this.#set({ exit: true });
+      return;
+    }
+    if (text.startsWith('/tool')) {
+      this.#supply(text);
+      return;
+    }
+    if (this.#state.busy) {
+      this.#note('a turn is running: wait for it, or press Esc to cancel it');
+      return;
+    }
+    void this.#runTurn(text);
+  }
+
+  /** Esc / Ctrl+C while a turn runs: cancel it; nothing is resumed (seed 000 §8.2). */
+  cancel(): boolean {
+    if (!this.#turn) return false;
+    this.#turn.abort();
+    this.#resultsAnswer?.(undefined);
+    return true;
+  }
+
+  #supply(text: string): void {
+    const m = /^\/tool\s+(\S+)\s+([\s\S]+)$/.exec(text);
+    const pending = this.#state.pending;
+    if (!m || !pending) {
+      this.#note(pending ? 'usage: /tool <id> <result>' : 'no tool call is waiting for a result');
+      return;
+    }
+    const [, id, result] = m as unknown as [string, string, string];
+    if (!pending.some((c) => c.id === id)) {
+      this.#note(`no pending call with id ${id}; waiting: ${pending.map((c) => c.id).join(', ')}`);
+      return;
+    }
+    const supplied = { ...this.#state.supplied, [id]: result };
+    this.#set({ supplied });
+    if (pending.every((c) => supplied[c.id] !== undefined)) {
+      const results: ToolResult[] = pending.map((c) => ({
+        id: c.id,
+        name: c.name,
+        ok: true,
+        content: supplied[c.id] as string,
+        error: null,
+        latencyMs: 0,
+      }));
+      this.#set({ pending: undefined, supplied: {} });
+      this.#resultsAnswer?.(results);
+    }
+  }
+
+  async #runTurn(prompt: string): Promise<void> {
+    const controller = new AbortController();
+    this.#turn = controller;
+    this.#partialLine = '';
+    this.#lines = [];
+    this.#set({
+      busy: true,
+      transcript: [...this.#state.transcript, { kind: 'user', text: clean(prompt) }],
+      calls: [],
+      output: [],
+    });
+    try {
+      const outcome = await runTurn({
+        ...this.#turnOptions,
+        gate: this.#gate,
+        history: this.#history,
+        prompt,
+        signal: controller.signal,
+        approver: this.approver,
+        onEvent: (e) => this.#onEvent(e),
+        supplyResults: (calls) =>
+          new Promise((resolve) => {
+            this.#resultsAnswer = (r) => {
+              this.#resultsAnswer = undefined;
+              resolve(r);
+            };
+            this.#set({ pending: calls, supplied: {} });
+          }),
+      });
+      this.#history = [...this.#history, ...outcome.messages];
+      if (outcome.status === 'cancelled') this.#note('cancelled; nothing more was run or sent');
+      else if (outcome.status !== 'done')
+        this.#set({
+          transcript: [
+            ...this.#state.transcript,
+            { kind: 'error', text: clean(outcome.error ?? outcome.status) },
+          ],
+        });
+    } catch (error) {
+      this.#set({
+        transcript: [
+          ...this.#state.transcript,
+          { kind: 'error', text: clean(`internal error: ${(error as Error).message}`) },
+        ],
+      });
+    } finally {
+      this.#turn = undefined;
+      this.#settleCalls();
+      this.#set({ busy: false, streaming: '', pending: undefined, approval: undefined });
+    }
+  }
+
+  #onEvent(event: LoopEvent): void {
+    switch (event.type) {
+      case 'stream':
+        if (event.event.type === 'text_delta')
+          this.#set({ streaming: this.#state.streaming + event.event.text });
+        break;
+      case 'assistant': {
+        const { message } = event;
+        this.#settleCalls();
+        const transcript = message.text
+          ? [...this.#state.transcript, { kind: 'assistant' as const, text: clean(message.text) }]
+          : this.#state.transcript;
+        const calls = message.toolCalls.map((c) => ({
+          id: c.id,
+          name: c.name,
+          args: clean(c.arguments.slice(0, 120)),
+          state: 'pending' as const,
+        }));
+        // The last batch's output stays up (scrollable) until the next batch starts.
+        if (calls.length === 0) {
+          this.#set({ transcript, streaming: '', calls });
+          break;
+        }
+        this.#set({ transcript, streaming: '', calls, output: [] });
+        this.#partialLine = '';
+        this.#lines = [];
+        break;
+      }
+      case 'tool': {
+        const e = event.event;
+        if (e.type === 'started') this.#setCall(e.callId, { state: 'running' });
+        else if (e.type === 'completed') this.#setCall(e.callId, { state: e.ok ? 'ok' : 'failed' });
+        else this.#appendOutput(e.chunk);
+        break;
+      }
+      case 'results':
+        for (const r of event.message.results) {
+          const view = this.#state.calls.find((c) => c.id === r.id);
+          if (!view) continue;
+          if (view.state === 'pending')
+            this.#setCall(r.id, {
+              state: r.ok ? 'ok' : 'skipped',
+              ...(r.error ? { reason: clean(r.error.message) } : {}),
+            });
+          else if (!r.ok && r.error) this.#setCall(r.id, { state: 'failed', reason: clean(r.error.message) });
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  #appendOutput(chunk: string): void {
+    const lines = (this.#partialLine + clean(chunk)).split('\n');
+    this.#partialLine = lines.pop() ?? '';
+    this.#lines = [...this.#lines, ...lines].slice(-OUTPUT_LINES);
+    const output = this.#partialLine ? [...this.#lines, this.#partialLine] : this.#lines;
+    this.#set({ output: output.slice(-OUTPUT_LINES) });
+  }
+
+  /** A finished batch moves into the transcript, each call with how it ended (FR-TUI-02). */
+  #settleCalls(): void {
+    const calls = this.#state.calls;
+    if (calls.length === 0) return;
+    const entries: TranscriptEntry[] = calls.map((c) => ({
+      kind: 'tool',
+      state: c.state,
+      text: `${c.name} ${c.args}${c.reason ? ` — ${c.reason}` : ''}`,
+    }));
+    this.#set({ transcript: [...this.#state.transcript, ...entries], calls: [] });
+  }
+
+  #setCall(id: string, patch: Partial<CallView>): void {
+    this.#set({ calls: this.#state.calls.map((c) => (c.id === id ? { ...c, ...patch } : c)) });
+  }
+
+  #note(text: string): void {
+    this.#set({ transcript: [...this.#state.transcript, { kind: 'notice', text }] });
+  }
+
+  #set(patch: Partial<ChatState>): void {
+    this.#state = { ...this.#state, ...patch };
+    this.#events.emit('change', this.#state);
+  }
+}

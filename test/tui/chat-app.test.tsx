@@ -1,0 +1,214 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { render } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/config/load-config.js';
+import { denyAll } from '../../src/core/confirmation.js';
+import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { adapterFor } from '../../src/providers/adapters.js';
+import { createToolgate } from '../../src/toolgate.js';
+import { ChatApp } from '../../src/tui/chat-app.js';
+import { ChatController } from '../../src/tui/chat-controller.js';
+import { chatStream, textAnswer } from '../helpers/provider-streams.js';
+import {
+  type RecordedResponse,
+  type ReplayServer,
+  requestBody,
+  startReplayServer,
+} from '../helpers/replay-server.js';
+import { useWorkspace } from '../helpers/workspace.js';
+
+const ws = useWorkspace();
+let server: ReplayServer | undefined;
+let unmount: (() => void) | undefined;
+afterEach(async () => {
+  unmount?.();
+  unmount = undefined;
+  await server?.close();
+  server = undefined;
+});
+
+const tick = () => new Promise((r) => setTimeout(r, 30));
+
+/** Waits until the last frame satisfies `ok` (bounded), returning it. */
+let frames: (() => string[]) | undefined;
+async function until(
+  frame: () => string | undefined,
+  ok: (f: string) => boolean,
+  what: string,
+): Promise<string> {
+  for (let i = 0; i < 250; i++) {
+    const f = frame() ?? '';
+    if (ok(f)) return f;
+    await tick();
+  }
+  throw new Error(`timed out waiting for ${what}; frames:\n${JSON.stringify(frames?.())}`);
+}
+
+async function start(
+  responses: RecordedResponse[],
+  tools: Record<string, unknown> = {},
+  journal?: SqliteJournal,
+) {
+  server = await startReplayServer(responses);
+  const gate = createToolgate({
+    config: validateConfig({ tools }),
+    roots: [ws.dir()],
+    approver: denyAll,
+    session: 'T',
+    ...(journal ? { journal } : {}),
+  });
+  const controller = new ChatController({
+    gate,
+    turn: { adapter: adapterFor('openai'), connection: { baseUrl: server.url }, model: 'm', backoffMs: 1 },
+  });
+  const ui = render(<ChatApp controller={controller} />);
+  unmount = ui.unmount;
+  frames = () => ui.frames;
+  await new Promise((r) => setTimeout(r, 100)); // useInput attaches after the first render
+  const type = async (text: string) => {
+    for (const ch of text) ui.stdin.write(ch);
+    await tick();
+  };
+  return { ui, controller, type, frame: () => ui.lastFrame() };
+}
+
+const write = (id: string, file: string) => ({
+  id,
+  name: 'write_file',
+  args: JSON.stringify({ path: file, content: `${id}\n` }),
+});
+
+describe('toolgate chat (ink): FR-TUI-01..04, FR-RES-05', () => {
+  it('FR-TUI-01: the approval prompt shows tool, summary and risk; "a" approves all and the model resumes', async () => {
+    const t = await start([
+      { body: chatStream({ text: 'Writing it.', calls: [write('w1', 'one.txt')] }) },
+      { body: textAnswer('openai', 'Written.') },
+    ]);
+    await t.type('make one.txt\r');
+    const prompt = await until(t.frame, (f) => f.includes('Approval needed'), 'the approval prompt');
+    expect(prompt).toMatch(/write_file/);
+    expect(prompt).toMatch(/one\.txt/);
+    expect(prompt).toMatch(/MEDIUM|HIGH|LOW/);
+    expect(prompt).toMatch(/\[a\] approve all · \[d\] deny all · \[p\] pick calls/);
+    await t.type('a');
+    const done = await until(t.frame, (f) => f.includes('Written.'), 'the final answer');
+    expect(done).toMatch(/✓ write_file/);
+    expect(readFileSync(path.join(ws.dir(), 'one.txt'), 'utf8')).toBe('w1\n');
+  });
+
+  it('FR-TUI-01/02: "d" denies all: nothing is written, the call shows ⊘ with the reason, the model resumes', async () => {
+    const t = await start([
+      { body: chatStream({ calls: [write('w1', 'no.txt')] }) },
+      { body: textAnswer('openai', 'Understood.') },
+    ]);
+    await t.type('make no.txt\r');
+    await until(t.frame, (f) => f.includes('Approval needed'), 'the approval prompt');
+    await t.type('d');
+    const done = await until(t.frame, (f) => f.includes('Understood.'), 'the resumed answer');
+    expect(done).toMatch(/⊘ write_file/);
+    expect(done).toMatch(/denied: the user denied it/);
+    expect(existsSync(path.join(ws.dir(), 'no.txt'))).toBe(false);
+  });
+
+  it('FR-TUI-01: picking calls runs only the chosen one (T-APR-02)', async () => {
+    const t = await start([
+      { body: chatStream({ calls: [write('w1', 'first.txt'), write('w2', 'second.txt')] }) },
+      { body: textAnswer('openai', 'One of two.') },
+    ]);
+    await t.type('make both\r');
+    await until(t.frame, (f) => f.includes('Approval needed (2 calls)'), 'the approval prompt');
+    await t.type('p');
+    await until(t.frame, (f) => f.includes('[ ]'), 'pick mode');
+    await t.type(' ');
+    await until(t.frame, (f) => f.includes('[x]'), 'the first call chosen');
+    await t.type('\r');
+    await until(t.frame, (f) => f.includes('One of two.'), 'the resumed answer');
+    expect(existsSync(path.join(ws.dir(), 'first.txt'))).toBe(true);
+    expect(existsSync(path.join(ws.dir(), 'second.txt'))).toBe(false);
+  });
+
+  it('FR-TUI-03: streaming tool output shows the tail, sanitized; ↑ scrolls up and stops following', async () => {
+    const command = "seq -f 'line%g' 1 80; printf '\\033[31mRED\\033[0m\\n'";
+    const t = await start(
+      [
+        {
+          body: chatStream({ calls: [{ id: 'r1', name: 'run_command', args: JSON.stringify({ command }) }] }),
+        },
+        { body: textAnswer('openai', 'Counted.') },
+      ],
+      { approval: { denylist: [] }, run_command: { allow: ['printf', 'seq'] } },
+    );
+    await t.type('count\r');
+    const shown = await until(t.frame, (f) => f.includes('Counted.') && f.includes('RED'), 'the output tail');
+    expect(shown).toMatch(/line80/);
+    expect(shown).not.toMatch(/line1\b/);
+    expect(shown).not.toContain('\u001b[31m');
+    expect(t.controller.state.output).toHaveLength(50); // FR-TUI-03: only the last 50 lines are kept
+    await t.type('\u001b[A'); // arrow up
+    await t.type('\u001b[A');
+    const scrolled = await until(t.frame, (f) => f.includes('scrolled 2 line(s) up'), 'the scrolled view');
+    expect(scrolled).toMatch(/line70/);
+    expect(scrolled).toMatch(/line79/);
+    expect(scrolled).not.toMatch(/line80/);
+  });
+
+  it('cancel (Esc) while the model streams: back to idle, nothing resumed', async () => {
+    const t = await start([
+      { body: chatStream({ text: 'thinking about it', done: false, finish: null }), hang: true },
+    ]);
+    await t.type('go\r');
+    await until(t.frame, (f) => f.includes('thinking about it'), 'the streaming text');
+    await t.type('\u001b');
+    const after = await until(t.frame, (f) => f.includes('cancelled'), 'the cancel notice');
+    expect(after).toMatch(/cancelled; nothing more was run or sent/);
+    expect(server?.requests).toHaveLength(1);
+    expect(t.controller.state.busy).toBe(false);
+  });
+
+  it('FR-TUI-04: parse-only lists pending calls with ids; /tool <id> <result> supplies them and the model continues', async () => {
+    const definitions = [{ name: 'lookup', description: 'manual', parameters: { type: 'object' } }];
+    const t = await start(
+      [
+        { body: chatStream({ calls: [{ id: 'm1', name: 'lookup', args: '{"q":"x"}' }] }) },
+        { body: textAnswer('openai', 'Thanks for 42.') },
+      ],
+      { mode: 'parse_only', definitions },
+    );
+    await t.type('look it up\r');
+    const pending = await until(t.frame, (f) => f.includes('wait for your results'), 'the parse-only panel');
+    expect(pending).toMatch(/m1 lookup/);
+    expect(pending).toMatch(/\/tool <id> <result>/);
+    await t.type('/tool nope 1\r');
+    await until(t.frame, (f) => f.includes('no pending call with id nope'), 'the unknown id notice');
+    await t.type('/tool m1 42\r');
+    await until(t.frame, (f) => f.includes('Thanks for 42.'), 'the resumed answer');
+    const messages = (requestBody(server, 1) as { messages: { role: string; content: string }[] }).messages;
+    expect(messages.find((m) => m.role === 'tool')?.content).toBe('42');
+  });
+
+  it('FR-RES-05: an unfinished batch from a crash is put to the person on start; "d" discards its results', async () => {
+    const journal = SqliteJournal.open(path.join(ws.dir(), '.toolgate', 'journal.db'));
+    const batch = journal.beginBatch('T', [
+      { id: 'x1', name: 'write_file', arguments: { path: 'a', content: 'b' } },
+    ]);
+    journal.markRunning(batch, 0);
+    const t = await start([], {}, journal);
+    const prompt = await until(t.frame, (f) => f.includes('interrupted'), 'the recovery prompt');
+    expect(prompt).toMatch(/write_file \[running\]/);
+    expect(prompt).toMatch(/\[r\] resume with the results it has · \[d\] discard/);
+    await t.type('d');
+    await until(t.frame, (f) => f.includes('discarded the results of 1'), 'the discard notice');
+    expect(journal.incompleteBatches()).toEqual([]);
+    expect(journal.batch(batch)?.status).toBe('discarded');
+    journal.close();
+  });
+
+  it('model text and tool summaries are sanitized before they are drawn', async () => {
+    const t = await start([{ body: textAnswer('openai', 'safe \u001b]0;pwned\u0007 text \u202e') }]);
+    await t.type('hi\r');
+    const f = await until(t.frame, (x) => x.includes('safe'), 'the answer');
+    expect(f).not.toContain('\u001b]0;');
+    expect(f).not.toContain('\u202e');
+  });
+});
