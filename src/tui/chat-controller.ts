@@ -88,9 +88,9 @@ export class ChatController {
     this.#gate = options.gate;
     this.#turnOptions = options.turn;
     this.#history = [...(options.history ?? [])];
-    // FR-RES-05: a batch a crash left unfinished is put to the person before anything else.
-    const unfinished =
-      options.gate.journal?.incompleteBatches().filter((b) => b.session === options.gate.session) ?? [];
+    // FR-RES-05: a batch a crash left unfinished (in any session of this journal) is put to the
+    // person before anything else; a new chat has a new session, so filtering would hide it.
+    const unfinished = options.gate.journal?.incompleteBatches() ?? [];
     if (unfinished.length > 0) this.#set({ recovery: unfinished });
   }
 
