@@ -1,18 +1,13 @@
 import { render } from 'ink';
 import { createElement } from 'react';
 import { loadConversation } from '../loop/load-conversation.js';
-import { ProviderSetupError, resolveProvider } from '../providers/resolve-provider.js';
 import { ChatApp } from '../tui/chat-app.js';
 import { ChatController } from '../tui/chat-controller.js';
 import { type GateOptions, openGate } from './open-gate.js';
+import { type ProviderFlags, parseMaxIterations, providerTurn } from './provider-options.js';
 import { UsageError } from './usage-error.js';
 
-export interface ChatOptions extends Omit<GateOptions, 'approve'> {
-  provider?: string;
-  baseUrl?: string;
-  model?: string;
-  maxIterations?: string;
-}
+export interface ChatOptions extends Omit<GateOptions, 'approve'>, ProviderFlags {}
 
 /**
  * `toolgate chat`: the interactive terminal UI (ink). Approvals, recovery and parse-only results
@@ -24,32 +19,15 @@ export async function runChat(options: ChatOptions): Promise<number> {
       'toolgate chat needs an interactive terminal; for scripts use toolgate run "PROMPT"',
     );
   }
-  const maxIterations = options.maxIterations === undefined ? undefined : Number(options.maxIterations);
-  if (maxIterations !== undefined && (!Number.isInteger(maxIterations) || maxIterations < 1)) {
-    throw new UsageError(`--max-iterations expects a positive whole number (got "${options.maxIterations}")`);
-  }
+  parseMaxIterations(options.maxIterations);
   // Questions are asked in the UI, never on a second prompt: the gate's own approver is unused.
   const { gate, setup, journal, close } = openGate({ ...options, approve: 'none' });
   try {
-    let provider: ReturnType<typeof resolveProvider>;
-    try {
-      provider = resolveProvider(options, setup.config);
-    } catch (error) {
-      if (error instanceof ProviderSetupError) throw new UsageError(error.message);
-      throw error;
-    }
+    const { provider, turn } = providerTurn(options, setup.config);
     const controller = new ChatController({
       gate,
       history: journal ? loadConversation(journal, gate.session) : [],
-      turn: {
-        adapter: provider.adapter,
-        connection: provider.connection,
-        model: provider.model,
-        maxTokens: provider.maxTokens,
-        ...(provider.contextTokens ? { contextTokens: provider.contextTokens } : {}),
-        ...(provider.system ? { system: provider.system } : {}),
-        ...(maxIterations ? { maxIterations } : {}),
-      },
+      turn,
     });
     const instance = render(
       createElement(ChatApp, {

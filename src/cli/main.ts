@@ -7,6 +7,7 @@ import { runExec } from './exec-command.js';
 import { runJournalList, runJournalShow } from './journal-command.js';
 import { runMcp } from './mcp-command.js';
 import { runPolicyExplain } from './policy-command.js';
+import { withProviderOptions } from './provider-options.js';
 import { runRecover } from './recover-command.js';
 import { resolveSetup } from './resolve-setup.js';
 import { runPrompt } from './run-prompt-command.js';
@@ -14,6 +15,12 @@ import { runTools } from './tools-command.js';
 import { UsageError } from './usage-error.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+const approveOption = () =>
+  new Option('--approve <how>', 'answer confirmations: ask (on the terminal), all, or none').choices([
+    'ask',
+    'all',
+    'none',
+  ]);
 
 export function buildProgram(): Command {
   const program = new Command('toolgate')
@@ -37,13 +44,7 @@ export function buildProgram(): Command {
       .description(
         'Run a batch of tool calls read as JSON from stdin; print the results as JSON, in call order.',
       )
-      .addOption(
-        new Option('--approve <how>', 'answer confirmations: ask (on the terminal), all, or none').choices([
-          'ask',
-          'all',
-          'none',
-        ]),
-      )
+      .addOption(approveOption())
       .option(
         '--session <id>',
         'conversation identity (read-before-edit cache and journal rows are kept per session)',
@@ -58,63 +59,43 @@ export function buildProgram(): Command {
     });
   });
 
-  withSetup(
-    program
-      .command('run')
-      .description(
-        'Send one prompt to a model and run the tools it asks for (through policy, sandbox, approvals and journal) until it answers.',
-      )
-      .argument('<prompt>', 'what to ask the model')
-      .option(
-        '--provider <name>',
-        'openai, openai-responses, anthropic, gemini, openai-compatible, or a [providers.NAME] section',
-      )
-      .option('--base-url <url>', 'the API endpoint (e.g. http://127.0.0.1:11434/v1 for Ollama)')
-      .option('--model <name>', 'the model name')
-      .addOption(
-        new Option('--approve <how>', 'answer confirmations: ask (on the terminal), all, or none').choices([
-          'ask',
-          'all',
-          'none',
-        ]),
-      )
-      .option(
-        '--session <id>',
-        'conversation identity: the conversation continues across runs with the same id',
-      )
-      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
-      .option('--no-journal', 'do not journal this run')
-      .option(
-        '--max-iterations <n>',
-        'tool batches per turn (default tools.max_tool_iterations_per_user_turn)',
-      )
-      .option('--json', 'print the whole turn as a JSON array of messages'),
-  ).action(async (prompt: string, opts) => {
-    process.exitCode = await runPrompt(prompt, opts, { stdout: process.stdout, stderr: process.stderr });
-  });
+  withProviderOptions(
+    withSetup(
+      program
+        .command('run')
+        .description(
+          'Send one prompt to a model and run the tools it asks for (through policy, sandbox, approvals and journal) until it answers.',
+        )
+        .argument('<prompt>', 'what to ask the model'),
+    ),
+  )
+    .addOption(approveOption())
+    .option(
+      '--session <id>',
+      'conversation identity: the conversation continues across runs with the same id',
+    )
+    .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+    .option('--no-journal', 'do not journal this run')
+    .option('--json', 'print the whole turn as a JSON array of messages')
+    .action(async (prompt: string, opts) => {
+      process.exitCode = await runPrompt(prompt, opts, { stdout: process.stdout, stderr: process.stderr });
+    });
 
-  withSetup(
-    program
-      .command('chat')
-      .description(
-        'Chat with a model in the terminal; its tool calls go through policy, sandbox, approvals and journal.',
-      )
-      .option(
-        '--provider <name>',
-        'openai, openai-responses, anthropic, gemini, openai-compatible, or a [providers.NAME] section',
-      )
-      .option('--base-url <url>', 'the API endpoint (e.g. http://127.0.0.1:11434/v1 for Ollama)')
-      .option('--model <name>', 'the model name')
-      .option('--session <id>', 'conversation identity: continue the conversation of an earlier chat or run')
-      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
-      .option('--no-journal', 'do not journal this chat')
-      .option(
-        '--max-iterations <n>',
-        'tool batches per turn (default tools.max_tool_iterations_per_user_turn)',
-      ),
-  ).action(async (opts) => {
-    process.exitCode = await runChat(opts);
-  });
+  withProviderOptions(
+    withSetup(
+      program
+        .command('chat')
+        .description(
+          'Chat with a model in the terminal; its tool calls go through policy, sandbox, approvals and journal.',
+        ),
+    ),
+  )
+    .option('--session <id>', 'conversation identity: continue the conversation of an earlier chat or run')
+    .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+    .option('--no-journal', 'do not journal this chat')
+    .action(async (opts) => {
+      process.exitCode = await runChat(opts);
+    });
 
   withSetup(
     program

@@ -2,15 +2,11 @@ import { loadConversation } from '../loop/load-conversation.js';
 import { runTurn } from '../loop/run-turn.js';
 import { turnToJson } from '../loop/turn-json.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
-import { ProviderSetupError, resolveProvider } from '../providers/resolve-provider.js';
 import { type GateOptions, openGate } from './open-gate.js';
+import { type ProviderFlags, parseMaxIterations, providerTurn } from './provider-options.js';
 import { UsageError } from './usage-error.js';
 
-export interface RunOptions extends GateOptions {
-  provider?: string;
-  baseUrl?: string;
-  model?: string;
-  maxIterations?: string;
+export interface RunOptions extends GateOptions, ProviderFlags {
   json?: boolean;
 }
 
@@ -26,24 +22,10 @@ export async function runPrompt(
 ): Promise<number> {
   if (prompt.trim() === '')
     throw new UsageError('the prompt is empty; pass the text to send, e.g. toolgate run "list the files"');
-  let maxIterations: number | undefined;
-  if (options.maxIterations !== undefined) {
-    maxIterations = Number(options.maxIterations);
-    if (!Number.isInteger(maxIterations) || maxIterations < 1) {
-      throw new UsageError(
-        `--max-iterations expects a positive whole number (got "${options.maxIterations}")`,
-      );
-    }
-  }
+  parseMaxIterations(options.maxIterations); // bad usage is refused before anything opens
   const { gate, setup, journal, close } = openGate(options);
   try {
-    let provider: ReturnType<typeof resolveProvider>;
-    try {
-      provider = resolveProvider(options, setup.config);
-    } catch (error) {
-      if (error instanceof ProviderSetupError) throw new UsageError(error.message);
-      throw error;
-    }
+    const { turn } = providerTurn(options, setup.config);
     // FR-RES-05: a batch this session left unfinished (a crash) is settled by a person first.
     const unfinished = journal?.incompleteBatches().filter((b) => b.session === gate.session) ?? [];
     if (unfinished.length > 0) {
@@ -63,19 +45,7 @@ export async function runPrompt(
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
-      const outcome = await runTurn({
-        gate,
-        adapter: provider.adapter,
-        connection: provider.connection,
-        model: provider.model,
-        maxTokens: provider.maxTokens,
-        ...(provider.contextTokens ? { contextTokens: provider.contextTokens } : {}),
-        ...(provider.system ? { system: provider.system } : {}),
-        history,
-        prompt,
-        signal: controller.signal,
-        ...(maxIterations ? { maxIterations } : {}),
-      });
+      const outcome = await runTurn({ ...turn, gate, history, prompt, signal: controller.signal });
       if (options.json) io.stdout.write(`${JSON.stringify(turnToJson(outcome.messages), null, 2)}\n`);
       else if (outcome.status === 'awaiting_results') {
         const lines = (outcome.pending ?? []).map((c) => `  ${c.id}  ${c.name} ${c.arguments}`);

@@ -61,6 +61,15 @@ export interface TurnOptions {
 }
 
 const TRUNCATED = new Set(['length', 'max_tokens', 'MAX_TOKENS', 'max_output_tokens']);
+const NORMAL_FINISH = new Set([
+  'stop',
+  'end_turn',
+  'completed',
+  'STOP',
+  'tool_calls',
+  'tool_use',
+  'stop_sequence',
+]);
 
 /** What a provider is told about: nothing when disabled; config-defined tools in parse_only. */
 export function advertisedTools(gate: Toolgate): AdvertisedTool[] {
@@ -200,6 +209,11 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     }
     if (turn.toolCalls.length === 0) {
       journal?.appendMessage(session, 'assistant', { ...journalAssistant, text: turn.text, toolUses: [] });
+      const reason = turn.finishReason;
+      if (turn.text.trim() === '' && reason !== undefined && !NORMAL_FINISH.has(reason)) {
+        // e.g. Gemini MALFORMED_FUNCTION_CALL or SAFETY, OpenAI content_filter: no answer at all.
+        return outcome('error', { error: `the model stopped without an answer (finish reason "${reason}")` });
+      }
       return outcome('done');
     }
 
@@ -217,22 +231,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
         journalAssistant,
       );
     } else if (capped || iterations >= maxIterations) {
-      if (capped) {
-        settleUnrun(
-          gate,
-          batchId,
-          calls,
-          'LimitExceeded',
-          'Max tool iterations reached',
-          turn.text,
-          journalAssistant,
-        );
-        return outcome('max_iterations', {
-          error: `stopped: the model kept calling tools after max_tool_iterations_per_user_turn (${maxIterations}) was reached`,
-        });
-      }
       // FR-RES-03: pre-resolved errors, and the model is resumed once to answer with them.
-      capped = true;
       results = settleUnrun(
         gate,
         batchId,
@@ -242,6 +241,12 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
         turn.text,
         journalAssistant,
       );
+      if (capped) {
+        return outcome('max_iterations', {
+          error: `stopped: the model kept calling tools after max_tool_iterations_per_user_turn (${maxIterations}) was reached`,
+        });
+      }
+      capped = true;
     } else if (mode === 'parse_only') {
       emit({ type: 'pending', calls });
       const supplied = options.supplyResults ? await options.supplyResults(calls) : undefined;

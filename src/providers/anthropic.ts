@@ -1,6 +1,7 @@
 import type { ConversationMessage } from '../core/conversation.js';
 import type { StreamEvent } from '../core/stream-event.js';
 import {
+  argumentsObject,
   asObject,
   type Connection,
   type HttpRequest,
@@ -40,7 +41,7 @@ export function anthropicMessages(messages: readonly ConversationMessage[]): unk
                 type: 'tool_use',
                 id: c.id,
                 name: c.name,
-                input: inputOf(c.arguments),
+                input: argumentsObject(c.arguments),
               })),
             ];
       add('assistant', blocks);
@@ -57,15 +58,6 @@ export function anthropicMessages(messages: readonly ConversationMessage[]): unk
     }
   }
   return out;
-}
-
-function inputOf(args: string): Record<string, unknown> {
-  if (args.trim() === '') return {};
-  try {
-    return asObject(JSON.parse(args));
-  } catch {
-    return {};
-  }
 }
 
 export const anthropicAdapter: ProviderAdapter = {
@@ -172,7 +164,7 @@ class AnthropicDecoder implements StreamDecoder {
       case 'content_block_stop': {
         const open = this.#blocks.get(index);
         if (open?.block.type === 'tool_use') {
-          open.block.input = inputOf(open.json);
+          open.block.input = argumentsObject(open.json);
           out.push({ type: 'tool_call_end', key: `b${index}` });
         }
         break;

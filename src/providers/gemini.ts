@@ -1,6 +1,7 @@
 import type { ConversationMessage } from '../core/conversation.js';
 import type { StreamEvent } from '../core/stream-event.js';
 import {
+  argumentsObject,
   asObject,
   type Connection,
   type HttpRequest,
@@ -33,7 +34,9 @@ export function geminiContents(messages: readonly ConversationMessage[]): unknow
           ? (m.raw as Part[])
           : [
               ...(m.text ? [{ text: m.text }] : []),
-              ...m.toolCalls.map((c) => ({ functionCall: { name: c.name, args: argsOf(c.arguments) } })),
+              ...m.toolCalls.map((c) => ({
+                functionCall: { name: c.name, args: argumentsObject(c.arguments) },
+              })),
             ];
       const streamedIds = parts
         .map((p) => asObject(p.functionCall))
@@ -58,15 +61,6 @@ export function geminiContents(messages: readonly ConversationMessage[]): unknow
     }
   }
   return out;
-}
-
-function argsOf(text: string): Record<string, unknown> {
-  if (text.trim() === '') return {};
-  try {
-    return asObject(JSON.parse(text));
-  } catch {
-    return {};
-  }
 }
 
 export const geminiAdapter: ProviderAdapter = {

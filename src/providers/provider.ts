@@ -92,3 +92,13 @@ export function asObject(value: unknown): Record<string, unknown> {
     ? (value as Record<string, unknown>)
     : {};
 }
+
+/** A call's argument text as the object providers want back (Anthropic `input`, Gemini `args`); `{}` if it is not one. */
+export function argumentsObject(text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  try {
+    return asObject(JSON.parse(text));
+  } catch {
+    return {};
+  }
+}

@@ -143,8 +143,13 @@ export async function streamTurn(
     }
     options.onEvent?.(event);
   };
-  if (!response.body)
-    throw new ProviderError(`the provider at ${new URL(response.url || 'http://x').origin} sent no body`);
+  const type = response.headers.get('content-type') ?? '';
+  if (type.includes('application/json')) {
+    // A JSON body where a stream was asked for: an error, or a server that ignored `stream: true`.
+    const text = await response.text().catch(() => '');
+    throw new ProviderError(`the provider answered with JSON instead of a stream: ${errorMessage(text)}`);
+  }
+  if (!response.body) throw new ProviderError('the provider sent an empty response');
   const reader = response.body.getReader();
   try {
     for (;;) {

@@ -443,3 +443,28 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
     expect(limit).toBeLessThanOrEqual(8 * 1024 + 100);
   });
 });
+
+describe('runTurn: answers that are not answers', () => {
+  it('a JSON body where a stream was asked for is a clear error', async () => {
+    server = await startReplayServer([
+      {
+        body: '{"error":{"message":"stream not supported"}}',
+        headers: { 'content-type': 'application/json' },
+      },
+    ]);
+    ws.file('x', '');
+    const gate = createToolgate({ config: validateConfig({}), roots: [ws.dir()], approver: approveAll });
+    const { outcome } = await turn(gate, 'openai');
+    expect(outcome.status).toBe('error');
+    expect(outcome.error).toMatch(/answered with JSON instead of a stream: stream not supported/);
+  });
+
+  it('an empty answer with an abnormal finish (Gemini MALFORMED_FUNCTION_CALL) is an error, not a silent success', async () => {
+    server = await startReplayServer([{ body: geminiStream({ finish: 'MALFORMED_FUNCTION_CALL' }) }]);
+    ws.file('x', '');
+    const gate = createToolgate({ config: validateConfig({}), roots: [ws.dir()], approver: approveAll });
+    const { outcome } = await turn(gate, 'gemini');
+    expect(outcome.status).toBe('error');
+    expect(outcome.error).toMatch(/finish reason "MALFORMED_FUNCTION_CALL"/);
+  });
+});
