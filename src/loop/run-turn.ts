@@ -251,11 +251,17 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
       emit({ type: 'pending', calls });
       const supplied = options.supplyResults ? await options.supplyResults(calls) : undefined;
       if (!supplied) {
-        journal?.beginBatch(session, toToolCalls(calls), {
+        // Nobody here to answer: the batch is settled (the journal never keeps a half-open one) and
+        // the calls are handed back; the caller puts the person's results in the next turn's history.
+        settleUnrun(
+          gate,
           batchId,
-          assistantText: turn.text,
-          assistant: journalAssistant,
-        });
+          calls,
+          'Denied',
+          'tools.mode is "parse_only": no result was supplied for this call',
+          turn.text,
+          journalAssistant,
+        );
         return outcome('awaiting_results', { pending: calls });
       }
       results = orderResults(calls, supplied);

@@ -148,3 +148,50 @@ describe('toolgate run: exit codes and output (issue #7 §6)', () => {
     ]);
   });
 });
+
+describe('toolgate run in parse_only mode, and chat without a terminal', () => {
+  it('lists the pending calls, exits 0, and leaves no unfinished batch behind', async () => {
+    server = await startReplayServer([
+      { body: chatStream({ calls: [{ id: 'p1', name: 'lookup', args: '{"q":"x"}' }] }) },
+      { body: textAnswer('openai', 'noted') },
+    ]);
+    ws.file(
+      'toolgate.toml',
+      '[tools]\nmode = "parse_only"\n[[tools.definitions]]\nname = "lookup"\nparameters = { type = "object" }\n',
+    );
+    const args = [
+      '--config',
+      `${ws.dir()}/toolgate.toml`,
+      '--provider',
+      'openai-compatible',
+      '--base-url',
+      `${server.url}/v1`,
+      '--model',
+      'm',
+      '--session',
+      'P',
+    ];
+    const first = await runCliAsync(['run', 'look it up', ...args], { env: noKeys, cwd: ws.dir() });
+    expect(first.status).toBe(0);
+    expect(first.stdout).toMatch(/these calls wait for your results:\n {2}p1 {2}lookup \{"q":"x"\}/);
+    // The next run in the same session is not blocked by the pending batch.
+    const second = await runCliAsync(['run', 'never mind', ...args], { env: noKeys, cwd: ws.dir() });
+    expect(second.stderr).toBe('');
+    expect(second.stdout).toBe('noted\n');
+  });
+
+  it('toolgate chat without a terminal is bad usage (exit 2) and points to toolgate run', async () => {
+    const run = await runCliAsync([
+      'chat',
+      '--provider',
+      'openai-compatible',
+      '--model',
+      'm',
+      '--root',
+      makeTempDir(),
+      '--no-journal',
+    ]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/needs an interactive terminal; for scripts use toolgate run/);
+  });
+});
