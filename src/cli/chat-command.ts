@@ -1,13 +1,32 @@
-import { render } from 'ink';
 import { createElement } from 'react';
 import { loadConversation } from '../loop/load-conversation.js';
-import { ChatApp } from '../tui/chat-app.js';
 import { ChatController } from '../tui/chat-controller.js';
 import { type GateOptions, openGate } from './open-gate.js';
 import { type ProviderFlags, parseMaxIterations, providerTurn } from './provider-options.js';
 import { UsageError } from './usage-error.js';
 
 export interface ChatOptions extends Omit<GateOptions, 'approve'>, ProviderFlags {}
+
+/**
+ * ink draws only a final frame when it believes it runs in CI (it reads CI once, when loaded).
+ * The chat has checked it has a terminal, so ink is loaded with that belief switched off; the
+ * environment is restored at once, so tools still see the person's own CI setting.
+ */
+async function loadInteractiveUi() {
+  const keys = ['CI', 'CONTINUOUS_INTEGRATION'] as const;
+  const saved = keys.map((k) => process.env[k]);
+  for (const k of keys) process.env[k] = '0';
+  try {
+    const [ink, app] = await Promise.all([import('ink'), import('../tui/chat-app.js')]);
+    return { render: ink.render, ChatApp: app.ChatApp };
+  } finally {
+    keys.forEach((k, i) => {
+      const value = saved[i];
+      if (value === undefined) delete process.env[k];
+      else process.env[k] = value;
+    });
+  }
+}
 
 /**
  * `toolgate chat`: the interactive terminal UI (ink). Approvals, recovery and parse-only results
@@ -24,6 +43,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const { gate, setup, journal, close } = openGate({ ...options, approve: 'none' });
   try {
     const { provider, turn } = providerTurn(options, setup.config);
+    const { render, ChatApp } = await loadInteractiveUi();
     const controller = new ChatController({
       gate,
       history: journal ? loadConversation(journal, gate.session) : [],
