@@ -26,7 +26,7 @@ export interface OpenGate {
  * terminal, all, none; default ask on a TTY and none otherwise, so nobody answering is a denial),
  * and the journal, opened before anything runs (if it cannot be, nothing runs).
  */
-export function openGate(options: GateOptions, approverOverride?: Approver): OpenGate {
+export function openGate(options: GateOptions): OpenGate {
   const approve = options.approve ?? (process.stderr.isTTY ? 'ask' : 'none');
   if (!['ask', 'all', 'none'].includes(approve)) {
     throw new UsageError(`--approve must be ask, all or none (got "${approve}")`);
@@ -35,7 +35,7 @@ export function openGate(options: GateOptions, approverOverride?: Approver): Ope
   let approver: Approver = denyAll;
   let closeTerminal = () => {};
   if (approve === 'all') approver = approveAll;
-  if (approve === 'ask' && !approverOverride) {
+  if (approve === 'ask') {
     const terminal = openTerminal();
     if (terminal) {
       approver = terminalApprover(terminal);
@@ -55,7 +55,7 @@ export function openGate(options: GateOptions, approverOverride?: Approver): Ope
     config: setup.config,
     roots: setup.roots,
     baseDir: setup.baseDir,
-    approver: approverOverride && approve === 'ask' ? approverOverride : approver,
+    approver,
     ...(setup.configFile ? { configFile: setup.configFile } : {}),
     ...(journal ? { journal } : {}),
     ...(options.session ? { session: options.session } : {}),
