@@ -2,16 +2,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { configJsonSchema } from '../config/config-schema.js';
 import { ConfigError } from '../config/load-config.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
-import { runChat } from './chat-command.js';
-import { runExec } from './exec-command.js';
-import { runJournalList, runJournalShow } from './journal-command.js';
-import { runMcp } from './mcp-command.js';
-import { runPolicyExplain } from './policy-command.js';
 import { withProviderOptions } from './provider-options.js';
-import { runRecover } from './recover-command.js';
 import { resolveSetup } from './resolve-setup.js';
-import { runPrompt } from './run-prompt-command.js';
-import { runTools } from './tools-command.js';
 import { UsageError } from './usage-error.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -52,7 +44,7 @@ export function buildProgram(): Command {
       .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
       .option('--no-journal', 'do not journal this run'),
   ).action(async (opts) => {
-    process.exitCode = await runExec(opts, {
+    process.exitCode = await (await import('./exec-command.js')).runExec(opts, {
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,
@@ -78,7 +70,10 @@ export function buildProgram(): Command {
     .option('--no-journal', 'do not journal this run')
     .option('--json', 'print the whole turn as a JSON array of messages')
     .action(async (prompt: string, opts) => {
-      process.exitCode = await runPrompt(prompt, opts, { stdout: process.stdout, stderr: process.stderr });
+      process.exitCode = await (await import('./run-prompt-command.js')).runPrompt(prompt, opts, {
+        stdout: process.stdout,
+        stderr: process.stderr,
+      });
     });
 
   withProviderOptions(
@@ -94,7 +89,7 @@ export function buildProgram(): Command {
     .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
     .option('--no-journal', 'do not journal this chat')
     .action(async (opts) => {
-      process.exitCode = await runChat(opts);
+      process.exitCode = await (await import('./chat-command.js')).runChat(opts);
     });
 
   withSetup(
@@ -106,8 +101,8 @@ export function buildProgram(): Command {
         '--format <format>',
         'print definitions in a provider shape: openai-chat, openai-responses, anthropic, gemini, mcp',
       ),
-  ).action((opts) => {
-    process.exitCode = runTools(opts, process.stdout);
+  ).action(async (opts) => {
+    process.exitCode = (await import('./tools-command.js')).runTools(opts, process.stdout);
   });
 
   const policy = program.command('policy').description('Inspect the policy.');
@@ -119,7 +114,12 @@ export function buildProgram(): Command {
       .argument('[args]', 'arguments as JSON, e.g. \'{"path":"src/a.ts"}\'')
       .option('--json', 'print the explanation as JSON'),
   ).action(async (tool: string, args: string | undefined, opts) => {
-    process.exitCode = await runPolicyExplain(tool, args, opts, process.stdout);
+    process.exitCode = await (await import('./policy-command.js')).runPolicyExplain(
+      tool,
+      args,
+      opts,
+      process.stdout,
+    );
   });
 
   withSetup(
@@ -143,7 +143,7 @@ export function buildProgram(): Command {
         ]),
       ),
   ).action(async (opts) => {
-    process.exitCode = await runRecover(opts, process.stdout);
+    process.exitCode = await (await import('./recover-command.js')).runRecover(opts, process.stdout);
   });
 
   withSetup(
@@ -160,7 +160,7 @@ export function buildProgram(): Command {
       .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
       .option('--no-journal', 'do not journal'),
   ).action(async (opts) => {
-    process.exitCode = await runMcp(opts);
+    process.exitCode = await (await import('./mcp-command.js')).runMcp(opts);
   });
 
   const journalCmd = program.command('journal').description('Look at the journal.');
@@ -171,8 +171,8 @@ export function buildProgram(): Command {
       .option('--journal <file>', 'journal database')
       .option('--limit <n>', 'how many batches', '20')
       .option('--json', 'print JSON'),
-  ).action((opts) => {
-    process.exitCode = runJournalList(opts, process.stdout);
+  ).action(async (opts) => {
+    process.exitCode = (await import('./journal-command.js')).runJournalList(opts, process.stdout);
   });
   withSetup(
     journalCmd
@@ -181,8 +181,8 @@ export function buildProgram(): Command {
       .argument('<id>', 'batch id')
       .option('--journal <file>', 'journal database')
       .option('--json', 'print JSON'),
-  ).action((id: string, opts) => {
-    process.exitCode = runJournalShow(id, opts, process.stdout);
+  ).action(async (id: string, opts) => {
+    process.exitCode = (await import('./journal-command.js')).runJournalShow(id, opts, process.stdout);
   });
 
   const config = program.command('config').description('Work with toolgate.toml.');
