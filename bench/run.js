@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { approveAll, createToolgate, defineTool, Sandbox, validateConfig } from '../dist/index.js';
 import { SqliteJournal } from '../dist/journal/sqlite-journal.js';
 import { mcpVsFilesystem } from './mcp-vs-filesystem.js';
+import { streamDecode } from './stream-decode.js';
 
 const rows = [];
 const median = (xs) => {
@@ -301,6 +302,7 @@ await pipelineOverhead();
 await journalDurability();
 bigOutput();
 rows.push(...(await mcpVsFilesystem()));
+rows.push(...streamDecode());
 sandboxCheck();
 await grepTree();
 await globTree();

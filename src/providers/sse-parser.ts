@@ -23,19 +23,26 @@ export class SseParser {
     this.#lastWasCr = false;
     this.#buffer += text;
     const out: SseEvent[] = [];
+    const buffer = this.#buffer;
     let start = 0;
-    for (let i = 0; i < this.#buffer.length; i++) {
-      const c = this.#buffer.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      this.#line(this.#buffer.slice(start, i), out);
-      if (c === 13) {
-        if (i + 1 < this.#buffer.length) {
-          if (this.#buffer.charCodeAt(i + 1) === 10) i++;
+    // Jump from line break to line break (indexOf is native; a char loop is not).
+    // Each search result is kept until passed, so a buffer without any CR is scanned once, not per line.
+    let lf = -2;
+    let cr = -2;
+    for (;;) {
+      if (lf !== -1 && lf < start) lf = buffer.indexOf('\n', start);
+      if (cr !== -1 && cr < start) cr = buffer.indexOf('\r', start);
+      const i = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+      if (i === -1) break;
+      this.#line(buffer.slice(start, i), out);
+      start = i + 1;
+      if (buffer.charCodeAt(i) === 13) {
+        if (i + 1 < buffer.length) {
+          if (buffer.charCodeAt(i + 1) === 10) start++;
         } else {
           this.#lastWasCr = true;
         }
       }
-      start = i + 1;
     }
     this.#buffer = this.#buffer.slice(start);
     return out;
