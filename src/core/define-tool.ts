@@ -50,6 +50,7 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
     allowedModes: spec.allowedModes,
     rateLimitPerHour: spec.rateLimitPerHour,
     inputSchema,
+    schemaFromParser: true,
     parse(raw: unknown): z.output<S> {
       const parsed = spec.args.safeParse(raw);
       if (!parsed.success) {

@@ -48,6 +48,11 @@ export interface ToolDefinition<A = unknown> {
   readonly inputSchema: JsonSchema;
   /** The single parse boundary: schema-valid JSON → typed args (throws ToolError BadArgs). */
   parse(raw: unknown): A;
+  /**
+   * True when `inputSchema` was derived from the parser (defineTool): whatever `parse` accepts the
+   * schema accepts, so the planner runs the schema check only to explain a parse failure.
+   */
+  readonly schemaFromParser?: boolean;
   /** Approval summary: derived from typed args, no I/O. The planner redacts and caps it. */
   summary(args: A): string;
   locations(args: A): ToolLocation[];

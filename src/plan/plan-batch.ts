@@ -108,14 +108,26 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
       }
     }
     if (!isPlainObject(raw)) return resolve('BadArgs', 'arguments must be a JSON object', { tool });
-    const schemaProblem = deps.validator.check(tool, raw);
-    if (schemaProblem) return resolve('BadArgs', `invalid arguments: ${schemaProblem}`, { tool });
+    // FR-VAL-01: JSON Schema first. When the schema was derived from the tool's own parser, a
+    // successful parse already proves it, and the schema is consulted only to explain a failure.
+    let parsed: { args: unknown } | undefined;
+    if (tool.schemaFromParser) {
+      try {
+        parsed = { args: tool.parse(raw) };
+      } catch {
+        parsed = undefined;
+      }
+    }
+    if (!parsed) {
+      const schemaProblem = deps.validator.check(tool, raw);
+      if (schemaProblem) return resolve('BadArgs', `invalid arguments: ${schemaProblem}`, { tool });
+    }
     let args: unknown;
     let summary: string;
     let locations: ToolLocation[];
     let commandFacts: CommandFacts | undefined;
     try {
-      args = tool.parse(raw);
+      args = parsed ? parsed.args : tool.parse(raw);
       summary = capSummary(redactSecrets(tool.summary(args)));
       locations = tool.locations(args);
       commandFacts = tool.commandFacts?.(args);

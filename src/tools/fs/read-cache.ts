@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** What the session last saw of a file (seed 000 FR-TOOL-PATCH-02c). */
 export interface ReadRecord {
@@ -35,5 +35,6 @@ export class MemoryReadCache implements ReadCache {
 }
 
 export function sha256(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
+  // One-shot hashing: no Hash object per call (2-3x faster for the small files most reads are).
+  return hash('sha256', data, 'hex');
 }
