@@ -1,8 +1,8 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import picomatch from 'picomatch';
 import { ToolError } from '../core/tool-error.js';
 import { DEFAULT_DENIED_PATTERNS, TOOLGATE_OWN_PATTERNS } from './default-denies.js';
+import { denyMatcher } from './deny-matcher.js';
 
 export interface SandboxOptions {
   /** Allowed roots; relative ones resolve against `baseDir`. They must exist. */
@@ -82,15 +82,8 @@ export class Sandbox {
       ...(options.includeDefaultDenies === false ? [] : DEFAULT_DENIED_PATTERNS),
       ...(options.deniedPatterns ?? []),
     ]);
-    const matchOptions = { dot: true, nocase: process.platform === 'win32' };
-    // One combined expression for the common "not denied" answer; the slow path names the pattern.
-    const any = new RegExp(
-      patterns.map((p) => `(?:${picomatch.makeRe(p, matchOptions).source})`).join('|'),
-      matchOptions.nocase ? 'i' : '',
-    );
-    const matchers = patterns.map((pattern) => ({ pattern, test: picomatch(pattern, matchOptions) }));
-    this.#isDenied = (p) =>
-      any.test(p) ? (matchers.find((m) => m.test(p))?.pattern ?? 'denied') : undefined;
+    const { test, any } = denyMatcher(patterns, process.platform === 'win32');
+    this.#isDenied = test;
     // Relative patterns see the root-relative path; the absolute form only adds something when a
     // pattern is absolute or a root itself lies inside a denied area (say a root under ~/.ssh).
     this.#checkAbsolute =

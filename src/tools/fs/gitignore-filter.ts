@@ -1,18 +1,19 @@
 import ignore, { type Ignore } from 'ignore';
-import { readSmallFile } from './gitignore-rules.js';
+import { readSmallFileSync } from './gitignore-rules.js';
 
 /**
  * Answers "is this path ignored by git?" for paths under one root, honouring every .gitignore from
  * the root down (nested files are relative to their own directory) and ignored parent directories.
- * .gitignore files are loaded lazily, once each, without following links.
+ * .gitignore files are loaded lazily, once each, without following links, synchronously: a walk
+ * asks about thousands of paths and most folders have no .gitignore at all.
  */
 export class GitignoreFilter {
   readonly #root: string;
   /** Depth of the search base under the root: it and its ancestors are never "ignored" (as in rg). */
   readonly #baseDepth: number;
   readonly #baseParts: readonly string[];
-  readonly #rules = new Map<string, Promise<Ignore | undefined>>();
-  readonly #dirIgnored = new Map<string, Promise<boolean>>();
+  readonly #rules = new Map<string, Ignore | undefined>();
+  readonly #dirIgnored = new Map<string, boolean>();
 
   /**
    * `base` is where the search starts (relative to the root): naming it explicitly means searching
@@ -24,14 +25,11 @@ export class GitignoreFilter {
     this.#baseDepth = this.#baseParts.length;
   }
 
-  #rulesFor(dir: string): Promise<Ignore | undefined> {
-    let rules = this.#rules.get(dir);
-    if (!rules) {
-      rules = readSmallFile(`${this.#root}${dir ? `/${dir}` : ''}/.gitignore`).then((text) =>
-        text === undefined ? undefined : ignore().add(this.#withoutBaseExclusions(dir, text)),
-      );
-      this.#rules.set(dir, rules);
-    }
+  #rulesFor(dir: string): Ignore | undefined {
+    if (this.#rules.has(dir)) return this.#rules.get(dir);
+    const text = readSmallFileSync(`${this.#root}${dir ? `/${dir}` : ''}/.gitignore`);
+    const rules = text === undefined ? undefined : ignore().add(this.#withoutBaseExclusions(dir, text));
+    this.#rules.set(dir, rules);
     return rules;
   }
 
@@ -57,9 +55,9 @@ export class GitignoreFilter {
   }
 
   /** Whether `parts` (a path under the root) is matched by a .gitignore of one of its ancestors. */
-  async #matched(parts: readonly string[], isDirectory: boolean): Promise<boolean> {
+  #matched(parts: readonly string[], isDirectory: boolean): boolean {
     for (let i = 0; i < parts.length; i++) {
-      const rules = await this.#rulesFor(parts.slice(0, i).join('/'));
+      const rules = this.#rulesFor(parts.slice(0, i).join('/'));
       if (!rules) continue;
       const rest = parts.slice(i).join('/');
       if (rules.ignores(isDirectory ? `${rest}/` : rest)) return true;
@@ -67,24 +65,21 @@ export class GitignoreFilter {
     return false;
   }
 
-  #directoryIgnored(parts: readonly string[]): Promise<boolean> {
+  #directoryIgnored(parts: readonly string[]): boolean {
     const key = parts.join('/');
-    let result = this.#dirIgnored.get(key);
-    if (!result) {
-      result = (async () => {
-        if (parts.length <= this.#baseDepth) return false;
-        if (await this.#directoryIgnored(parts.slice(0, -1))) return true;
-        return this.#matched(parts, true);
-      })();
-      this.#dirIgnored.set(key, result);
-    }
+    const known = this.#dirIgnored.get(key);
+    if (known !== undefined) return known;
+    const result =
+      parts.length > this.#baseDepth &&
+      (this.#directoryIgnored(parts.slice(0, -1)) || this.#matched(parts, true));
+    this.#dirIgnored.set(key, result);
     return result;
   }
 
-  async ignores(relative: string, isDirectory = false): Promise<boolean> {
+  ignores(relative: string, isDirectory = false): boolean {
     const parts = relative.split('/').filter(Boolean);
     if (parts.length === 0) return false;
-    if (await this.#directoryIgnored(parts.slice(0, -1))) return true;
+    if (this.#directoryIgnored(parts.slice(0, -1))) return true;
     return isDirectory ? this.#directoryIgnored(parts) : this.#matched(parts, false);
   }
 }

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import ignore, { type Ignore } from 'ignore';
 
@@ -48,5 +48,23 @@ export async function readSmallFile(file: string): Promise<string | undefined> {
     return undefined;
   } finally {
     await handle?.close();
+  }
+}
+
+/**
+ * The same read, synchronous: a missing .gitignore (the usual case) costs one failed open
+ * instead of a trip through the thread pool, which matters when a walk checks thousands of folders.
+ */
+export function readSmallFileSync(file: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_GITIGNORE_BYTES) return undefined;
+    return readFileSync(fd).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

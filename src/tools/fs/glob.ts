@@ -74,7 +74,7 @@ export function createGlobTool(settings: { timeoutMs?: number } = {}) {
       let ignored = 0;
       for (const rel of found) {
         const fromRoot = prefix + rel;
-        if (ctx.sandbox.deniedPattern(fromRoot) !== undefined || (await filter.ignores(fromRoot))) {
+        if (ctx.sandbox.deniedPattern(fromRoot) !== undefined || filter.ignores(fromRoot)) {
           ignored++;
           continue;
         }

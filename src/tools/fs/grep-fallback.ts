@@ -67,7 +67,7 @@ export async function grepWithJavaScript(
     if (signal.aborted) throw new ToolError('Cancelled', 'cancelled');
     const fromRoot = prefix + rel;
     if (include && !include(rel)) continue;
-    if (await filter.ignores(fromRoot)) continue;
+    if (filter.ignores(fromRoot)) continue;
     const handle = await openNoFollow(`${dirPath}/${rel}`);
     if (!handle) continue;
     try {
