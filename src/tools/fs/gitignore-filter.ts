@@ -1,5 +1,5 @@
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import ignore, { type Ignore } from 'ignore';
-import { readSmallFileSync } from './gitignore-rules.js';
 
 /**
  * Answers "is this path ignored by git?" for paths under one root, honouring every .gitignore from
@@ -13,6 +13,8 @@ export class GitignoreFilter {
   readonly #baseDepth: number;
   readonly #baseParts: readonly string[];
   readonly #rules = new Map<string, Ignore | undefined>();
+  /** Verified directory descriptors (`/proc/self/fd/N`) to read a folder's .gitignore through. */
+  readonly #through = new Map<string, string>();
   readonly #dirIgnored = new Map<string, boolean>();
 
   /**
@@ -25,9 +27,19 @@ export class GitignoreFilter {
     this.#baseDepth = this.#baseParts.length;
   }
 
+  /**
+   * A walk that holds a verified descriptor for `dir` (relative to the root) reads its .gitignore
+   * through it, so a folder swapped for a link meanwhile cannot lend another folder's rules.
+   */
+  useDirectory(dir: string, fdPath: string): void {
+    if (!this.#rules.has(dir)) this.#through.set(dir, fdPath);
+  }
+
   #rulesFor(dir: string): Ignore | undefined {
     if (this.#rules.has(dir)) return this.#rules.get(dir);
-    const text = readSmallFileSync(`${this.#root}${dir ? `/${dir}` : ''}/.gitignore`);
+    const folder = this.#through.get(dir) ?? `${this.#root}${dir ? `/${dir}` : ''}`;
+    this.#through.delete(dir);
+    const text = readSmallFileSync(`${folder}/.gitignore`);
     const rules = text === undefined ? undefined : ignore().add(this.#withoutBaseExclusions(dir, text));
     this.#rules.set(dir, rules);
     return rules;
@@ -81,5 +93,26 @@ export class GitignoreFilter {
     if (parts.length === 0) return false;
     if (this.#directoryIgnored(parts.slice(0, -1))) return true;
     return isDirectory ? this.#directoryIgnored(parts) : this.#matched(parts, false);
+  }
+}
+
+const MAX_GITIGNORE_BYTES = 1 << 20;
+
+/**
+ * Reads a .gitignore without following a link, synchronously: a missing one (the usual case)
+ * costs one failed open instead of a trip through the thread pool, which matters when a walk
+ * checks thousands of folders. Anything odd (a link, a FIFO, too big) counts as no file.
+ */
+function readSmallFileSync(file: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > MAX_GITIGNORE_BYTES) return undefined;
+    return readFileSync(fd).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -66,6 +66,12 @@ describe('list_directory', () => {
     // Listing a subdirectory still applies the root's .gitignore.
     ws.file('src/debug.log', '');
     expect((await list({ path: 'src' })).entries.map((e) => e.name)).toEqual(['main.ts']);
+    // A directory named explicitly is listed even if an ancestor ignores it (as glob, grep and rg
+    // do); the ancestor's other lines still apply inside it.
+    ws.file('node_modules/x/debug.log', '');
+    const named = await list({ path: 'node_modules', depth: 1 });
+    expect(named.entries.map((e) => e.name)).toEqual(['x']);
+    expect(named.entries[0]?.children?.map((e) => e.name)).toEqual(['index.js']);
   });
 
   it('symlinks are listed as links; nothing is read from their targets', async () => {

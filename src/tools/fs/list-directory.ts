@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
 import { openForRead, throughFd } from '../../sandbox/safe-fs.js';
-import { GitignoreRules } from './gitignore-rules.js';
+import { GitignoreFilter } from './gitignore-filter.js';
 
 export interface ListDirectorySettings {
   /** Most entries returned in total before `truncated` is set. */
@@ -72,19 +72,15 @@ export function createListDirectoryTool(settings: ListDirectorySettings = {}) {
       const { handle } = await openForRead(target, ctx.sandbox, 'directory');
       const state = { count: 0, truncated: false, ignored: 0 };
       try {
-        // .gitignore files from the root down to this directory apply too.
-        let rules = GitignoreRules.empty();
-        const segments = target.relative === '.' ? [] : target.relative.split('/');
-        for (let i = 0; i < segments.length; i++) {
-          const base = segments.slice(0, i).join('/');
-          rules = await rules.descend(`${target.root}/${base}`, base);
-        }
+        // Every .gitignore from the root down applies, except lines that would hide the listed
+        // directory itself (it was named explicitly), as in glob, grep and ripgrep.
+        const filter = new GitignoreFilter(target.root, target.relative);
         const entries = await walk(
           handle,
           target.relative === '.' ? '' : target.relative,
           a.depth,
           a.include_hidden,
-          rules,
+          filter,
         );
         const listing: Listing = {
           path: target.relative,
@@ -111,11 +107,11 @@ export function createListDirectoryTool(settings: ListDirectorySettings = {}) {
         relative: string,
         depthLeft: number,
         hidden: boolean,
-        inherited: GitignoreRules,
+        filter: GitignoreFilter,
       ): Promise<ListEntry[]> {
         if (ctx.signal.aborted) throw new ToolError('Cancelled', 'cancelled');
         const dirPath = throughFd(dir, relative);
-        const rules = await inherited.descend(dirPath, relative);
+        filter.useDirectory(relative, dirPath);
         const dirents = await readdir(dirPath, { withFileTypes: true });
         dirents.sort((x, y) => {
           const dx = x.isDirectory() ? 0 : 1;
@@ -128,7 +124,7 @@ export function createListDirectoryTool(settings: ListDirectorySettings = {}) {
           const childRelative = relative ? `${relative}/${dirent.name}` : dirent.name;
           const type = entryType(dirent);
           if (
-            rules.ignores(childRelative, type === 'directory') ||
+            filter.ignores(childRelative, type === 'directory') ||
             ctx.sandbox.deniedPattern(childRelative) !== undefined
           ) {
             state.ignored++;
@@ -147,7 +143,7 @@ export function createListDirectoryTool(settings: ListDirectorySettings = {}) {
             let child: FileHandle | undefined;
             try {
               child = await open(`${dirPath}/${dirent.name}`, O_DIR_NOFOLLOW);
-              entry.children = await walk(child, childRelative, depthLeft - 1, hidden, rules);
+              entry.children = await walk(child, childRelative, depthLeft - 1, hidden, filter);
             } catch (error) {
               if (ToolError.isInstance(error)) throw error;
               // Swapped for a link or removed meanwhile: list it without children rather than follow.
