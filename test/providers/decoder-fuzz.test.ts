@@ -23,10 +23,38 @@ const json = fc.letrec((tie) => ({
   ),
   object: fc.dictionary(
     fc.constantFrom(
-      'type', 'index', 'id', 'name', 'delta', 'choices', 'tool_calls', 'function', 'arguments', 'content',
-      'content_block', 'partial_json', 'item', 'item_id', 'output_index', 'candidates', 'parts', 'functionCall',
-      'args', 'partialArgs', 'jsonPath', 'stringValue', 'willContinue', 'finish_reason', 'finishReason', 'error',
-      'message', 'response', 'usage', 'text', 'stop_reason', 'call_id',
+      'type',
+      'index',
+      'id',
+      'name',
+      'delta',
+      'choices',
+      'tool_calls',
+      'function',
+      'arguments',
+      'content',
+      'content_block',
+      'partial_json',
+      'item',
+      'item_id',
+      'output_index',
+      'candidates',
+      'parts',
+      'functionCall',
+      'args',
+      'partialArgs',
+      'jsonPath',
+      'stringValue',
+      'willContinue',
+      'finish_reason',
+      'finishReason',
+      'error',
+      'message',
+      'response',
+      'usage',
+      'text',
+      'stop_reason',
+      'call_id',
     ),
     tie('value'),
     { maxKeys: 5 },
@@ -58,7 +86,8 @@ describe('decoders under arbitrary input', () => {
         try {
           for (const e of events) {
             for (const ev of decoder.push({ ...(e.name ? { event: e.name } : {}), data: e.data })) {
-              if (ev.type.startsWith('tool_call')) acc.apply(ev as Parameters<ToolCallAccumulator['apply']>[0]);
+              if (ev.type.startsWith('tool_call'))
+                acc.apply(ev as Parameters<ToolCallAccumulator['apply']>[0]);
             }
           }
         } catch (error) {

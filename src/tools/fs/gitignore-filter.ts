@@ -31,7 +31,7 @@ export class GitignoreFilter {
    * A walk that holds a verified descriptor for `dir` (relative to the root) reads its .gitignore
    * through it, so a folder swapped for a link meanwhile cannot lend another folder's rules.
    */
-  useDirectory(dir: string, fdPath: string): void {
+  readThrough(dir: string, fdPath: string): void {
     if (!this.#rules.has(dir)) this.#through.set(dir, fdPath);
   }
 

@@ -111,7 +111,7 @@ export function createListDirectoryTool(settings: ListDirectorySettings = {}) {
       ): Promise<ListEntry[]> {
         if (ctx.signal.aborted) throw new ToolError('Cancelled', 'cancelled');
         const dirPath = throughFd(dir, relative);
-        filter.useDirectory(relative, dirPath);
+        filter.readThrough(relative, dirPath);
         const dirents = await readdir(dirPath, { withFileTypes: true });
         dirents.sort((x, y) => {
           const dx = x.isDirectory() ? 0 : 1;
