@@ -1,4 +1,5 @@
 import type { AssistantToolCall, ConversationMessage, ProviderKind } from '../core/conversation.js';
+import { errorResult } from '../core/make-result.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { Journal } from '../journal/journal.js';
 
@@ -17,13 +18,40 @@ interface StoredAssistant {
 export function loadConversation(journal: Journal, session: string): ConversationMessage[] {
   const out: ConversationMessage[] = [];
   const modelBatches = new Set<string>();
+  let open: { calls: AssistantToolCall[]; results: Map<string, ToolResult> } | undefined;
+  // Providers refuse a tool call without its result and a result without its call: each model
+  // turn gets exactly its calls' results, in call order; a missing one (a crash) says so.
+  const close = () => {
+    if (!open || open.calls.length === 0) {
+      open = undefined;
+      return;
+    }
+    const pending = open;
+    out.push({
+      role: 'tool_results',
+      results: pending.calls.map(
+        (c) =>
+          pending.results.get(c.id) ??
+          errorResult(
+            c.id,
+            c.name,
+            'Internal',
+            'no result was recorded for this call (the run was interrupted)',
+          ),
+      ),
+    });
+    open = undefined;
+  };
   for (const record of journal.messages(session)) {
     if (record.role === 'user') {
       const text = (record.content as { text?: unknown }).text;
-      if (typeof text === 'string') out.push({ role: 'user', text });
+      if (typeof text !== 'string') continue;
+      close();
+      out.push({ role: 'user', text });
     } else if (record.role === 'assistant') {
       const stored = record.content as StoredAssistant;
       if (!stored.provider) continue;
+      close();
       if (record.batchId) modelBatches.add(record.batchId);
       const toolCalls: AssistantToolCall[] = (stored.toolUses ?? []).map((u) => ({
         id: u.id,
@@ -37,12 +65,12 @@ export function loadConversation(journal: Journal, session: string): Conversatio
         provider: stored.provider,
         ...(stored.raw === undefined || stored.raw === null ? {} : { raw: stored.raw }),
       });
-    } else if (record.batchId && modelBatches.has(record.batchId)) {
+      open = { calls: toolCalls, results: new Map() };
+    } else if (record.batchId && modelBatches.has(record.batchId) && open) {
       const result = record.content as ToolResult;
-      const last = out[out.length - 1];
-      if (last?.role === 'tool_results') last.results.push(result);
-      else out.push({ role: 'tool_results', results: [result] });
+      if (open.calls.some((c) => c.id === result.id)) open.results.set(result.id, result);
     }
   }
+  close();
   return out;
 }
