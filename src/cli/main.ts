@@ -69,6 +69,7 @@ export function buildProgram(): Command {
     .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
     .option('--no-journal', 'do not journal this run')
     .option('--json', 'print the whole turn as a JSON array of messages')
+    .option('--verbose', 'print each tool call and its outcome on stderr as the turn runs')
     .action(async (prompt: string, opts) => {
       process.exitCode = await (await import('./run-prompt-command.js')).runPrompt(prompt, opts, {
         stdout: process.stdout,

@@ -1,3 +1,4 @@
+import type { LoopEvent } from '../core/loop-event.js';
 import { loadConversation } from '../loop/load-conversation.js';
 import { runTurn } from '../loop/run-turn.js';
 import { turnToJson } from '../loop/turn-json.js';
@@ -8,6 +9,25 @@ import { UsageError } from './usage-error.js';
 
 export interface RunOptions extends GateOptions, ProviderFlags {
   json?: boolean;
+  verbose?: boolean;
+}
+
+/** `--verbose`: one line per tool call and per result on stderr, sanitized, as the turn runs. */
+function progressPrinter(stderr: NodeJS.WritableStream) {
+  return (event: LoopEvent) => {
+    if (event.type === 'assistant') {
+      for (const c of event.message.toolCalls) {
+        stderr.write(`${sanitizeForTerminal(`→ ${c.name} ${c.arguments.slice(0, 200)}`)}\n`);
+      }
+    } else if (event.type === 'results') {
+      for (const r of event.message.results) {
+        const line = r.ok ? `✓ ${r.name}` : `✗ ${r.name}: ${r.error?.message ?? 'failed'}`;
+        stderr.write(`${sanitizeForTerminal(line.slice(0, 300))}\n`);
+      }
+    } else if (event.type === 'retry') {
+      stderr.write(`${sanitizeForTerminal(`retrying (${event.attempt}): ${event.reason}`)}\n`);
+    }
+  };
 }
 
 /**
@@ -45,7 +65,14 @@ export async function runPrompt(
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
-      const outcome = await runTurn({ ...turn, gate, history, prompt, signal: controller.signal });
+      const outcome = await runTurn({
+        ...turn,
+        gate,
+        history,
+        prompt,
+        signal: controller.signal,
+        ...(options.verbose ? { onEvent: progressPrinter(io.stderr) } : {}),
+      });
       if (options.json) io.stdout.write(`${JSON.stringify(turnToJson(outcome.messages), null, 2)}\n`);
       else if (outcome.status === 'awaiting_results') {
         const lines = (outcome.pending ?? []).map((c) => `  ${c.id}  ${c.name} ${c.arguments}`);

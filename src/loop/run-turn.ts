@@ -148,6 +148,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
           ...(options.retries === undefined ? {} : { retries: options.retries }),
           ...(options.backoffMs === undefined ? {} : { backoffMs: options.backoffMs }),
           onEvent: (event) => emit({ type: 'stream', event }),
+          onRetry: (attempt, reason) => emit({ type: 'retry', attempt, reason }),
           // FR-RES-04a: a call is durable the moment it is whole, before the response ends.
           onCallClosed: (call, index) => {
             if (!journal) return;

@@ -30,6 +30,8 @@ export interface StreamTurnOptions {
   onCallClosed?: (call: AssistantToolCall, index: number) => void;
   /** Attempts after the first for 429/5xx answers that came before any output. */
   retries?: number;
+  /** Told before each retry, with what went wrong. */
+  onRetry?: (attempt: number, reason: string) => void;
   backoffMs?: number;
   fetch?: typeof fetch;
 }
@@ -83,6 +85,7 @@ async function post(request: HttpRequest, options: StreamTurnOptions): Promise<R
     const body = await response.text().catch(() => '');
     const retryable = response.status === 429 || response.status >= 500;
     if (retryable && attempt < retries) {
+      options.onRetry?.(attempt + 1, `HTTP ${response.status}: ${errorMessage(body)}`);
       const after = Number(response.headers.get('retry-after'));
       const wait =
         Number.isFinite(after) && after > 0

@@ -93,6 +93,47 @@ describe('toolgate run: exit codes and output (issue #7 §6)', () => {
     expect(plain.stdout).toBe('plain red answer\n');
   });
 
+  it('--verbose prints each call, each outcome and each retry on stderr; stdout keeps only the answer', async () => {
+    ws.file('a.txt', 'A\n');
+    server = await startReplayServer([
+      { status: 503, body: '{"error":{"message":"busy"}}', headers: { 'retry-after': '0' } },
+      {
+        body: chatStream({
+          calls: [
+            { id: 'c1', name: 'read_file', args: '{"path":"a.txt"}' },
+            { id: 'c2', name: 'read_file', args: '{"path":"missing.txt"}' },
+          ],
+        }),
+      },
+      { body: textAnswer('openai', 'done') },
+    ]);
+    const run = await runCliAsync(
+      [
+        'run',
+        'read',
+        '--provider',
+        'openai-compatible',
+        '--base-url',
+        `${server.url}/v1`,
+        '--model',
+        'm',
+        '--root',
+        ws.dir(),
+        '--no-journal',
+        '--verbose',
+      ],
+      { env: noKeys },
+    );
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('done\n');
+    const lines = run.stderr.trim().split('\n');
+    expect(lines[0]).toBe('retrying (1): HTTP 503: busy');
+    expect(lines[1]).toBe('→ read_file {"path":"a.txt"}');
+    expect(lines[2]).toBe('→ read_file {"path":"missing.txt"}');
+    expect(lines[3]).toBe('✓ read_file');
+    expect(lines[4]).toMatch(/^✗ read_file: .*missing\.txt/);
+  });
+
   it('exit 1 with the provider message on stderr when the provider fails', async () => {
     server = await startReplayServer([{ status: 400, body: '{"error":{"message":"model not found"}}' }]);
     const run = await runCliAsync(
