@@ -18,7 +18,8 @@ export interface ToolContext {
   /** Bytes the final content may take (the framework truncates above this unless a tool self-limits). */
   outputLimit: number;
   /** Stream a chunk to the UI (not persisted, not sent to the model). */
-  emit(stream: 'stdout' | 'stderr', chunk: string): void;
+  /** Output as it happens (UI only); raw bytes are fine, they are decoded and sanitized for the UI. */
+  emit(stream: 'stdout' | 'stderr', chunk: string | Uint8Array): void;
 }
 
 /** What a tool returns; a plain string is shorthand for `{content}`. */

@@ -4,6 +4,7 @@ import type { ToolContext, ToolOutput } from '../core/tool-definition.js';
 import { ToolError } from '../core/tool-error.js';
 import type { ToolEvent } from '../core/tool-event.js';
 import type { ToolResult } from '../core/tool-result.js';
+import { isCleanAscii } from '../output/clean-ascii.js';
 import { failureResult, successResult } from '../output/finalize-result.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { cutToBytes } from '../output/truncate-output.js';
@@ -171,7 +172,7 @@ async function runOne(
     outputLimit: options.outputLimit,
     emit: (stream, chunk) => {
       if (!stopReason && options.emit)
-        options.emit({ type: stream, callId: call.id, chunk: sanitizeForTerminal(chunk) });
+        options.emit({ type: stream, callId: call.id, chunk: terminalSafe(chunk) });
     },
   };
   let result: ToolResult;
@@ -248,4 +249,12 @@ function fromThrown(id: string, name: string, error: unknown, limit: number, lat
 
 function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/** Event text for a UI: plain printable ASCII passes as it is, anything else is sanitized. */
+function terminalSafe(chunk: string | Uint8Array): string {
+  if (typeof chunk === 'string') return sanitizeForTerminal(chunk);
+  if (isCleanAscii(chunk))
+    return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
+  return sanitizeForTerminal(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8'));
 }

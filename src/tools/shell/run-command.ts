@@ -102,11 +102,11 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       const stderr = new HeadTailBuffer(settings.keepBytes, settings.keepBytes);
       child.stdout?.on('data', (chunk: Buffer) => {
         stdout.push(chunk);
-        ctx.emit('stdout', chunk.toString('utf8'));
+        ctx.emit('stdout', chunk);
       });
       child.stderr?.on('data', (chunk: Buffer) => {
         stderr.push(chunk);
-        ctx.emit('stderr', chunk.toString('utf8'));
+        ctx.emit('stderr', chunk);
       });
       let stopReason: 'timeout' | 'cancel' | undefined;
       const stop = (why: 'timeout' | 'cancel') => {
