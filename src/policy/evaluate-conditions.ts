@@ -1,6 +1,6 @@
-import picomatch from 'picomatch';
 import type { PolicyCondition } from '../config/config-schema.js';
 import type { ResolvedPath } from '../sandbox/sandbox.js';
+import { PatternCache } from './pattern-cache.js';
 
 /**
  * Seed 001 conditions (all must hold) plus `path-glob`. A missing parameter never matches, so a
@@ -11,6 +11,7 @@ export function evaluateConditions(
   conditions: readonly PolicyCondition[],
   args: Record<string, unknown>,
   paths: readonly ResolvedPath[],
+  patterns: PatternCache = new PatternCache(),
 ): boolean {
   return conditions.every((condition) => {
     const raw = args[condition.param];
@@ -25,11 +26,11 @@ export function evaluateConditions(
       case 'startsWith':
         return expected.some((e) => value.startsWith(e));
       case 'matches':
-        return expected.some((e) => new RegExp(e, 'u').test(value));
+        return expected.some((e) => patterns.regex(e).test(value));
       case 'path-glob': {
         const resolved = paths.find((p) => p.input === value);
         const subject = resolved ? resolved.relative : value;
-        return expected.some((e) => picomatch(e, { dot: true })(subject));
+        return expected.some((e) => patterns.glob(e)(subject));
       }
       default:
         return false; // an operator we do not know never matches (the config schema rejects it anyway)

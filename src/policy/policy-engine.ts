@@ -1,4 +1,3 @@
-import picomatch from 'picomatch';
 import type { PolicyRule, ToolgateConfig } from '../config/config-schema.js';
 import type { CommandFacts } from '../core/command-facts.js';
 import type { Grant } from '../core/grant.js';
@@ -10,6 +9,7 @@ import type { ResolvedPath } from '../sandbox/sandbox.js';
 import { evaluateConditions } from './evaluate-conditions.js';
 import { governanceDefault } from './governance-defaults.js';
 import { type NameMatcher, nameMatcher, specificity } from './match-name.js';
+import { PatternCache } from './pattern-cache.js';
 import { judgeShell, type ShellVerdict } from './shell-policy.js';
 
 export interface PolicyInput {
@@ -43,6 +43,7 @@ const DEFAULTS_FILE = '(built-in defaults)';
  */
 export class PolicyEngine {
   readonly #config: PolicyConfig;
+  readonly #patterns = new PatternCache();
   readonly #file: string;
   readonly #allowlist: NameMatcher;
   readonly #denylist: NameMatcher;
@@ -190,7 +191,7 @@ export class PolicyEngine {
 
     if (gov) {
       for (const p of input.paths) {
-        const forbidden = gov.forbidden_paths.find((g) => picomatch(g, { dot: true })(p.relative));
+        const forbidden = gov.forbidden_paths.find((g) => this.#patterns.glob(g)(p.relative));
         if (forbidden) {
           return deny(
             `"${p.relative}" matches the forbidden path "${forbidden}" for ${tool.name}`,
@@ -199,7 +200,7 @@ export class PolicyEngine {
         }
         if (
           gov.allowed_paths.length > 0 &&
-          !gov.allowed_paths.some((g) => picomatch(g, { dot: true })(p.relative))
+          !gov.allowed_paths.some((g) => this.#patterns.glob(g)(p.relative))
         ) {
           return deny(
             `"${p.relative}" is not in the allowed paths for ${tool.name}`,
@@ -233,6 +234,7 @@ export class PolicyEngine {
         ),
         input.args,
         input.paths,
+        this.#patterns,
       );
       if (shell.action === 'deny') return deny(shell.reason, shell.rule);
     }
@@ -344,7 +346,7 @@ export class PolicyEngine {
       if (!entry.matches(input.tool.name)) continue;
       // With parsed commands, `command` conditions were applied per sub-command by judgeShell.
       if (input.commandFacts && entry.rule.conditions.some((c) => c.param === 'command')) continue;
-      if (!evaluateConditions(entry.rule.conditions, input.args, input.paths)) continue;
+      if (!evaluateConditions(entry.rule.conditions, input.args, input.paths, this.#patterns)) continue;
       if (
         !best ||
         entry.level > best.level ||

@@ -2,6 +2,7 @@ import type { PolicyRule } from '../config/config-schema.js';
 import type { CommandFacts, SimpleCommand } from '../core/command-facts.js';
 import type { ResolvedPath } from '../sandbox/sandbox.js';
 import { evaluateConditions } from './evaluate-conditions.js';
+import type { PatternCache } from './pattern-cache.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
 
 export interface ShellRules {
@@ -39,12 +40,13 @@ export function judgeShell(
   conditionRules: readonly ConditionRule[],
   args: Record<string, unknown>,
   paths: readonly ResolvedPath[],
+  patterns?: PatternCache,
 ): ShellVerdict {
   const matchesCondition = (cmd: SimpleCommand, action: PolicyRule['action']) =>
     conditionRules.find(
       (r) =>
         r.rule.action === action &&
-        evaluateConditions(r.rule.conditions, { ...args, command: cmd.text }, paths),
+        evaluateConditions(r.rule.conditions, { ...args, command: cmd.text }, paths, patterns),
     );
   for (const cmd of facts.commands) {
     const prefix = rules.deny.find((r) => prefixMatches(r, cmd.argv));
