@@ -88,6 +88,21 @@ export class ChatController {
     this.#gate = options.gate;
     this.#turnOptions = options.turn;
     this.#history = [...(options.history ?? [])];
+    // A continued session (--session) shows what was said before, then the new turns.
+    const earlier: TranscriptEntry[] = [];
+    for (const m of this.#history) {
+      if (m.role === 'user') earlier.push({ kind: 'user', text: clean(m.text) });
+      else if (m.role === 'assistant' && m.text) earlier.push({ kind: 'assistant', text: clean(m.text) });
+    }
+    if (earlier.length > 0) {
+      this.#state = {
+        ...this.#state,
+        transcript: [
+          ...earlier,
+          { kind: 'notice', text: `(continuing: ${earlier.length} earlier message(s) above)` },
+        ],
+      };
+    }
     // FR-RES-05: a batch a crash left unfinished (in any session of this journal) is put to the
     // person before anything else; a new chat has a new session, so filtering would hide it.
     const unfinished = options.gate.journal?.incompleteBatches() ?? [];

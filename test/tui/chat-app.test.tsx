@@ -204,6 +204,37 @@ describe('toolgate chat (ink): FR-TUI-01..04, FR-RES-05', () => {
     journal.close();
   });
 
+  it('a continued session shows the earlier conversation, and the model gets it', async () => {
+    server = await startReplayServer([{ body: textAnswer('openai', 'Still 42.') }]);
+    const gate = createToolgate({ config: validateConfig({}), roots: [ws.dir()], approver: denyAll });
+    const controller = new ChatController({
+      gate,
+      history: [
+        { role: 'user', text: 'what is the answer?' },
+        { role: 'assistant', text: 'It is 42.', toolCalls: [], provider: 'openai' },
+      ],
+      turn: { adapter: adapterFor('openai'), connection: { baseUrl: server.url }, model: 'm' },
+    });
+    const ui = render(<ChatApp controller={controller} />);
+    unmount = ui.unmount;
+    await new Promise((r) => setTimeout(r, 100));
+    const first = await until(
+      () => ui.lastFrame(),
+      (f) => f.includes('continuing'),
+      'the earlier messages',
+    );
+    expect(first).toMatch(/what is the answer\?/);
+    expect(first).toMatch(/It is 42\./);
+    ui.stdin.write('and now?\r');
+    await until(
+      () => ui.lastFrame(),
+      (f) => f.includes('Still 42.'),
+      'the answer',
+    );
+    const messages = (requestBody(server, 0) as { messages: { role: string; content: string }[] }).messages;
+    expect(messages.map((m) => m.content)).toEqual(['what is the answer?', 'It is 42.', 'and now?']);
+  });
+
   it('model text and tool summaries are sanitized before they are drawn', async () => {
     const t = await start([{ body: textAnswer('openai', 'safe \u001b]0;pwned\u0007 text \u202e') }]);
     await t.type('hi\r');
