@@ -59,6 +59,17 @@ describe('run_command execution (FR-TOOL-CMD-01, FR-EXE-03..06)', () => {
     expect(events.at(-1)?.type).toBe('completed');
   });
 
+  it('events carry whole characters: a UTF-8 character split across two writes is never shown as U+FFFD', async () => {
+    const { r, events } = await run(root, {
+      command: "printf 'price: \\342\\202'; sleep 0.2; printf '\\254 and \\033[31mred\\n'",
+    });
+    expect(r.ok).toBe(true);
+    const chunks = events.filter((e) => e.type === 'stdout').map((e) => (e as { chunk: string }).chunk);
+    expect(chunks.length).toBeGreaterThanOrEqual(2);
+    expect(chunks.join('')).toBe('price: € and red\n');
+    expect(chunks.join('')).not.toContain('\ufffd');
+  });
+
   it('a non-zero exit is ExecutionFailed that still carries the exit code and the output', async () => {
     const { r } = await run(root, { command: 'echo partial; echo why >&2; exit 7' });
     expect(r.error?.type).toBe('ExecutionFailed');

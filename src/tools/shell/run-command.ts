@@ -10,6 +10,7 @@ import type { OsSandbox } from './os-sandbox.js';
 import { HeadTailBuffer } from './output-buffer.js';
 import { signalGroup, spawnShell, stopGroup } from './process-group.js';
 import { loadShellParser } from './shell-parser.js';
+import { Utf8Chunks } from './utf8-chunks.js';
 
 export interface RunCommandSettings {
   /** Most a call may run ([tools.timeouts] shell_commands_seconds); timeout_ms is capped by it. */
@@ -100,14 +101,22 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       }
       const stdout = new HeadTailBuffer(settings.keepBytes, settings.keepBytes);
       const stderr = new HeadTailBuffer(settings.keepBytes, settings.keepBytes);
+      // Events carry whole characters: a UTF-8 sequence split across two reads waits for its end.
+      const outChars = new Utf8Chunks();
+      const errChars = new Utf8Chunks();
+      const emitWhole = (stream: 'stdout' | 'stderr', piece: Uint8Array) => {
+        if (piece.length > 0) ctx.emit(stream, piece);
+      };
       child.stdout?.on('data', (chunk: Buffer) => {
         stdout.push(chunk);
-        ctx.emit('stdout', chunk);
+        emitWhole('stdout', outChars.push(chunk));
       });
+      child.stdout?.on('end', () => emitWhole('stdout', outChars.end()));
       child.stderr?.on('data', (chunk: Buffer) => {
         stderr.push(chunk);
-        ctx.emit('stderr', chunk);
+        emitWhole('stderr', errChars.push(chunk));
       });
+      child.stderr?.on('end', () => emitWhole('stderr', errChars.end()));
       let stopReason: 'timeout' | 'cancel' | undefined;
       const stop = (why: 'timeout' | 'cancel') => {
         stopReason ??= why;
