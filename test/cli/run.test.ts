@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { chatStream, textAnswer } from '../helpers/provider-streams.js';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.js';
-import { runCliAsync } from '../helpers/run-cli-async.js';
+import { replayModelArgs, runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir, useWorkspace } from '../helpers/workspace.js';
 
 const ws = useWorkspace();
@@ -108,20 +108,7 @@ describe('toolgate run: exit codes and output (issue #7 §6)', () => {
       { body: textAnswer('openai', 'done') },
     ]);
     const run = await runCliAsync(
-      [
-        'run',
-        'read',
-        '--provider',
-        'openai-compatible',
-        '--base-url',
-        `${server.url}/v1`,
-        '--model',
-        'm',
-        '--root',
-        ws.dir(),
-        '--no-journal',
-        '--verbose',
-      ],
+      ['run', 'read', ...replayModelArgs(server.url), '--root', ws.dir(), '--no-journal', '--verbose'],
       { env: noKeys },
     );
     expect(run.status).toBe(0);
@@ -200,18 +187,7 @@ describe('toolgate run in parse_only mode, and chat without a terminal', () => {
       'toolgate.toml',
       '[tools]\nmode = "parse_only"\n[[tools.definitions]]\nname = "lookup"\nparameters = { type = "object" }\n',
     );
-    const args = [
-      '--config',
-      `${ws.dir()}/toolgate.toml`,
-      '--provider',
-      'openai-compatible',
-      '--base-url',
-      `${server.url}/v1`,
-      '--model',
-      'm',
-      '--session',
-      'P',
-    ];
+    const args = ['--config', `${ws.dir()}/toolgate.toml`, ...replayModelArgs(server.url), '--session', 'P'];
     const first = await runCliAsync(['run', 'look it up', ...args], { env: noKeys, cwd: ws.dir() });
     expect(first.status).toBe(0);
     expect(first.stdout).toMatch(/these calls wait for your results:\n {2}p1 {2}lookup \{"q":"x"\}/);

@@ -44,3 +44,8 @@ export function runCliAsync(
     options.onStart?.(child);
   });
 }
+
+/** The flags that point `toolgate run` / `chat` at a replay server as an OpenAI-compatible model. */
+export function replayModelArgs(serverUrl: string, kind = 'openai-compatible', model = 'm'): string[] {
+  return ['--provider', kind, '--base-url', `${serverUrl}/v1`, '--model', model];
+}

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { chatStream, textAnswer } from '../helpers/provider-streams.js';
 import { type ReplayServer, requestBody, startReplayServer } from '../helpers/replay-server.js';
-import { runCliAsync } from '../helpers/run-cli-async.js';
+import { replayModelArgs, runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 let server: ReplayServer | undefined;
@@ -39,20 +39,7 @@ describe('IT-JRN-01: a crash in the middle of a streamed turn is recovered on th
     server = await startReplayServer([
       { body: chatStream({ text: 'Writing.', calls, done: false }), hang: true },
     ]);
-    const common = [
-      '--provider',
-      'openai-compatible',
-      '--base-url',
-      `${server.url}/v1`,
-      '--model',
-      'm',
-      '--session',
-      'S',
-      '--root',
-      root,
-      '--approve',
-      'none',
-    ];
+    const common = [...replayModelArgs(server.url), '--session', 'S', '--root', root, '--approve', 'none'];
     const crashed = await runCliAsync(['run', 'write then read', ...common], {
       onStart: (child) => {
         void streamedCalls(journal, 2).then(() => child.kill('SIGKILL'));
