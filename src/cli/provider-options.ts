@@ -13,6 +13,7 @@ export function withProviderOptions(cmd: Command): Command {
     )
     .option('--base-url <url>', 'the API endpoint (e.g. http://127.0.0.1:11434/v1 for Ollama)')
     .option('--model <name>', 'the model name')
+    .option('--system <text>', "the system prompt (default: the provider section's `system`)")
     .option(
       '--max-iterations <n>',
       'tool batches per turn (default tools.max_tool_iterations_per_user_turn)',
@@ -23,6 +24,7 @@ export interface ProviderFlags {
   provider?: string;
   baseUrl?: string;
   model?: string;
+  system?: string;
   maxIterations?: string;
 }
 
@@ -56,7 +58,7 @@ export function providerTurn(
       model: provider.model,
       maxTokens: provider.maxTokens,
       ...(provider.contextTokens ? { contextTokens: provider.contextTokens } : {}),
-      ...(provider.system ? { system: provider.system } : {}),
+      ...((flags.system ?? provider.system) ? { system: flags.system ?? provider.system } : {}),
       ...(maxIterations ? { maxIterations } : {}),
     },
   };

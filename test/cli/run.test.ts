@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { chatStream, textAnswer } from '../helpers/provider-streams.js';
-import { type ReplayServer, startReplayServer } from '../helpers/replay-server.js';
+import { type ReplayServer, requestBody, startReplayServer } from '../helpers/replay-server.js';
 import { replayModelArgs, runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir, useWorkspace } from '../helpers/workspace.js';
 
@@ -168,6 +168,22 @@ describe('toolgate run: exit codes and output (issue #7 §6)', () => {
     expect(server.requests[0]?.path).toBe('/v1/messages');
     const body = server.requests[1]?.body as { system: string; model: string; messages: unknown };
     expect(body.system).toBe('be brief');
+    // --system overrides the section's prompt.
+    await server.close();
+    server = await startReplayServer([{ body: textAnswer('anthropic', 'third') }]);
+    ws.file(
+      'toolgate.toml',
+      `[providers.local]\nkind = "anthropic"\nbase_url = "${server.url}/v1"\nmodel = "claude-test"\napi_key_env = "MY_KEY"\nsystem = "be brief"\n`,
+    );
+    const three = await runCliAsync(
+      ['run', 'x', '--config', `${ws.dir()}/toolgate.toml`, '--no-journal', '--system', 'be thorough'],
+      {
+        env: { ...noKeys, MY_KEY: 'k-123' },
+        cwd: ws.dir(),
+      },
+    );
+    expect(three.stdout).toBe('third\n');
+    expect((requestBody(server, 0) as { system: string }).system).toBe('be thorough');
     expect(body.model).toBe('claude-test');
     expect(body.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'hello' }] },
