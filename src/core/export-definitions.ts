@@ -1,4 +1,10 @@
+import type { Tier } from './tier.js';
 import type { AnyToolDefinition, JsonSchema } from './tool-definition.js';
+
+/** What an export needs of a tool: registry tools and config-defined ones (no tier) alike. */
+export type ExportableTool = Pick<AnyToolDefinition, 'name' | 'description' | 'inputSchema'> & {
+  tier?: Tier;
+};
 
 /** Provider tool-definition shapes (shared/research/providers.md). */
 export type DefinitionFormat = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'mcp';
@@ -11,12 +17,12 @@ export const DEFINITION_FORMATS: readonly DefinitionFormat[] = [
 ];
 
 /** Providers reject the `$schema` keyword in places; the dialect is fixed by us anyway. */
-function withoutDialect(schema: JsonSchema): JsonSchema {
+export function withoutDialect(schema: JsonSchema): JsonSchema {
   const { $schema: _dialect, ...rest } = schema;
   return rest;
 }
 
-export function exportDefinitions(tools: readonly AnyToolDefinition[], format: DefinitionFormat): unknown {
+export function exportDefinitions(tools: readonly ExportableTool[], format: DefinitionFormat): unknown {
   switch (format) {
     case 'openai-chat':
       return tools.map((tool) => ({

@@ -1,3 +1,4 @@
+import { withoutDialect } from '../core/export-definitions.js';
 import type { Toolgate } from '../toolgate.js';
 import { runOneCall } from './run-one-call.js';
 
@@ -26,7 +27,7 @@ export interface OpenAiAgentsToolOptions {
 export function toOpenAiAgentsTools<T>(gate: Toolgate, sdk: { tool: (options: never) => T }): T[] {
   const makeTool = sdk.tool as unknown as (options: OpenAiAgentsToolOptions) => T;
   return gate.registry.definitions().map((def) => {
-    const { $schema: _dialect, ...parameters } = def.inputSchema;
+    const parameters = withoutDialect(def.inputSchema);
     return makeTool({
       name: def.name,
       description: def.description,

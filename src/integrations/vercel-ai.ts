@@ -1,3 +1,4 @@
+import { withoutDialect } from '../core/export-definitions.js';
 import type { Toolgate } from '../toolgate.js';
 import { runOneCall } from './run-one-call.js';
 
@@ -24,7 +25,7 @@ export function toVercelAiTools<S>(
   const makeSchema = sdk.jsonSchema as unknown as (schema: unknown) => S;
   const tools: Record<string, VercelAiTool<S>> = {};
   for (const def of gate.registry.definitions()) {
-    const { $schema: _dialect, ...schema } = def.inputSchema;
+    const schema = withoutDialect(def.inputSchema);
     tools[def.name] = {
       description: def.description,
       inputSchema: makeSchema(schema),

@@ -1,4 +1,5 @@
 import type { ConversationMessage } from '../core/conversation.js';
+import { exportDefinitions } from '../core/export-definitions.js';
 import type { StreamEvent } from '../core/stream-event.js';
 import {
   argumentsObject,
@@ -9,7 +10,6 @@ import {
   type ProviderAdapter,
   ProviderError,
   parseEventJson,
-  plainSchema,
   type StreamDecoder,
   type TurnRequest,
 } from './provider.js';
@@ -72,11 +72,7 @@ export const anthropicAdapter: ProviderAdapter = {
     };
     if (turn.system) body.system = turn.system;
     if (turn.tools.length > 0) {
-      body.tools = turn.tools.map((t) => ({
-        name: t.name,
-        description: t.description,
-        input_schema: plainSchema(t.inputSchema),
-      }));
+      body.tools = exportDefinitions(turn.tools, 'anthropic');
     }
     return {
       url: joinUrl(connection.baseUrl, '/messages'),

@@ -1,4 +1,5 @@
 import type { ConversationMessage } from '../core/conversation.js';
+import { exportDefinitions } from '../core/export-definitions.js';
 import type { StreamEvent } from '../core/stream-event.js';
 import {
   argumentsObject,
@@ -9,7 +10,6 @@ import {
   type ProviderAdapter,
   ProviderError,
   parseEventJson,
-  plainSchema,
   type StreamDecoder,
   type TurnRequest,
 } from './provider.js';
@@ -73,15 +73,7 @@ export const geminiAdapter: ProviderAdapter = {
     };
     if (turn.system) body.systemInstruction = { parts: [{ text: turn.system }] };
     if (turn.tools.length > 0) {
-      body.tools = [
-        {
-          functionDeclarations: turn.tools.map((t) => ({
-            name: t.name,
-            description: t.description,
-            parametersJsonSchema: plainSchema(t.inputSchema),
-          })),
-        },
-      ];
+      body.tools = exportDefinitions(turn.tools, 'gemini');
     }
     return {
       url: joinUrl(

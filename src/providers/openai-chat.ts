@@ -1,4 +1,5 @@
 import type { ConversationMessage, ProviderKind } from '../core/conversation.js';
+import { exportDefinitions } from '../core/export-definitions.js';
 import type { StreamEvent } from '../core/stream-event.js';
 import {
   asObject,
@@ -8,7 +9,6 @@ import {
   type ProviderAdapter,
   ProviderError,
   parseEventJson,
-  plainSchema,
   type StreamDecoder,
   type TurnRequest,
 } from './provider.js';
@@ -63,10 +63,7 @@ export function openAiChatAdapter(
         messages: chatMessages(turn.system, turn.messages),
       };
       if (turn.tools.length > 0) {
-        body.tools = turn.tools.map((t) => ({
-          type: 'function',
-          function: { name: t.name, description: t.description, parameters: plainSchema(t.inputSchema) },
-        }));
+        body.tools = exportDefinitions(turn.tools, 'openai-chat');
         body.tool_choice = 'auto';
       }
       if (compatible) body.max_tokens = turn.maxTokens;

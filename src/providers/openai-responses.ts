@@ -1,4 +1,5 @@
 import type { ConversationMessage } from '../core/conversation.js';
+import { exportDefinitions } from '../core/export-definitions.js';
 import type { StreamEvent } from '../core/stream-event.js';
 import {
   asObject,
@@ -8,7 +9,6 @@ import {
   type ProviderAdapter,
   ProviderError,
   parseEventJson,
-  plainSchema,
   type StreamDecoder,
   type TurnRequest,
 } from './provider.js';
@@ -53,12 +53,7 @@ export const openAiResponsesAdapter: ProviderAdapter = {
     };
     if (turn.system) body.instructions = turn.system;
     if (turn.tools.length > 0) {
-      body.tools = turn.tools.map((t) => ({
-        type: 'function',
-        name: t.name,
-        description: t.description,
-        parameters: plainSchema(t.inputSchema),
-      }));
+      body.tools = exportDefinitions(turn.tools, 'openai-responses');
       body.tool_choice = 'auto';
     }
     return {

@@ -80,12 +80,6 @@ export function joinUrl(base: string, suffix: string): string {
   return `${base.replace(/\/+$/, '')}${suffix}`;
 }
 
-/** Tool schemas without the `$schema` keyword, which some providers reject. */
-export function plainSchema(schema: JsonSchema): JsonSchema {
-  const { $schema: _dialect, ...rest } = schema;
-  return rest;
-}
-
 /** The value when it is a plain object, else an empty one (provider payloads are untrusted). */
 export function asObject(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value)
