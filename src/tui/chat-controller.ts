@@ -44,6 +44,12 @@ export interface ChatState {
 }
 
 export const OUTPUT_LINES = 50;
+
+/** The model settings of a chat; the controller supplies the rest of each turn itself. */
+export type ChatTurnSettings = Omit<
+  TurnOptions,
+  'gate' | 'history' | 'prompt' | 'signal' | 'onEvent' | 'approver' | 'supplyResults'
+>;
 const clean = (text: string) => sanitizeForTerminal(text);
 
 /**
@@ -72,17 +78,11 @@ export class ChatController {
   #partialLine = '';
   #lines: string[] = [];
   readonly #gate: Toolgate;
-  readonly #turnOptions: Omit<
-    TurnOptions,
-    'gate' | 'history' | 'prompt' | 'signal' | 'onEvent' | 'approver' | 'supplyResults'
-  >;
+  readonly #turnOptions: ChatTurnSettings;
 
   constructor(options: {
     gate: Toolgate;
-    turn: Omit<
-      TurnOptions,
-      'gate' | 'history' | 'prompt' | 'signal' | 'onEvent' | 'approver' | 'supplyResults'
-    >;
+    turn: ChatTurnSettings;
     history?: ConversationMessage[];
   }) {
     this.#gate = options.gate;
