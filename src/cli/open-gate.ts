@@ -22,35 +22,41 @@ export interface OpenGate {
 }
 
 /**
+ * `--approve`: ask on the terminal (denied when there is none), all, or none. `close` releases
+ * the terminal once the command is done.
+ */
+export function approverFor(approve: string): { approver: Approver; close: () => void } {
+  if (approve === 'all') return { approver: approveAll, close: () => {} };
+  if (approve === 'none') return { approver: denyAll, close: () => {} };
+  if (approve !== 'ask') throw new UsageError(`--approve must be ask, all or none (got "${approve}")`);
+  const terminal = openTerminal();
+  if (!terminal) return { approver: denyAll, close: () => {} };
+  return {
+    approver: terminalApprover(terminal),
+    close: () => {
+      terminal.input.destroy();
+      terminal.output.destroy();
+    },
+  };
+}
+
+/**
  * The set-up `exec` and `run` share: config and roots, the approver from `--approve` (ask on the
  * terminal, all, none; default ask on a TTY and none otherwise, so nobody answering is a denial),
  * and the journal, opened before anything runs (if it cannot be, nothing runs).
  */
 export function openGate(options: GateOptions): OpenGate {
-  const approve = options.approve ?? (process.stderr.isTTY ? 'ask' : 'none');
-  if (!['ask', 'all', 'none'].includes(approve)) {
-    throw new UsageError(`--approve must be ask, all or none (got "${approve}")`);
-  }
   const setup = resolveSetup(options);
-  let approver: Approver = denyAll;
-  let closeTerminal = () => {};
-  if (approve === 'all') approver = approveAll;
-  if (approve === 'ask') {
-    const terminal = openTerminal();
-    if (terminal) {
-      approver = terminalApprover(terminal);
-      closeTerminal = () => {
-        terminal.input.destroy();
-        terminal.output.destroy();
-      };
-    }
-  }
   const journal =
     options.journal === false
       ? undefined
       : openJournalOrStop(
           journalPath(setup, typeof options.journal === 'string' ? options.journal : undefined),
         );
+  // The terminal is opened last, once nothing before it can fail and leave it open.
+  const { approver, close: closeTerminal } = approverFor(
+    options.approve ?? (process.stderr.isTTY ? 'ask' : 'none'),
+  );
   const gate = createToolgate({
     config: setup.config,
     roots: setup.roots,

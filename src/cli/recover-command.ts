@@ -1,11 +1,10 @@
 import { createInterface } from 'node:readline/promises';
-import { type Approver, approveAll, denyAll } from '../core/confirmation.js';
 import type { BatchRecord } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { createToolgate } from '../toolgate.js';
+import { approverFor } from './open-gate.js';
 import { journalPath, openJournalOrStop } from './open-journal.js';
 import { resolveSetup } from './resolve-setup.js';
-import { openTerminal, terminalApprover } from './tty-approver.js';
 import { UsageError } from './usage-error.js';
 
 export interface RecoverOptions {
@@ -63,7 +62,7 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
         batch.status === 'awaiting_approval' &&
         !batch.calls.some((c) => c.status === 'running' || c.result)
       ) {
-        const approver = pickApprover(options.approve);
+        const { approver, close } = approverFor(options.approve ?? 'ask');
         const gate = createToolgate({
           config: setup.config,
           roots: setup.roots,
@@ -73,9 +72,13 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
           approver,
           ...(setup.configFile ? { configFile: setup.configFile } : {}),
         });
-        const results = await gate.resumePending(target);
-        out.write(`${JSON.stringify(results, null, 2)}\n`);
-        return 0;
+        try {
+          const results = await gate.resumePending(target);
+          out.write(`${JSON.stringify(results, null, 2)}\n`);
+          return 0;
+        } finally {
+          close();
+        }
       }
       out.write(`${JSON.stringify(journal.resumeBatch(target), null, 2)}\n`);
       return 0;
@@ -112,20 +115,5 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
     return 0;
   } finally {
     journal.close();
-  }
-}
-
-function pickApprover(approve: string | undefined): Approver {
-  switch (approve ?? 'ask') {
-    case 'all':
-      return approveAll;
-    case 'none':
-      return denyAll;
-    case 'ask': {
-      const terminal = openTerminal();
-      return terminal ? terminalApprover(terminal) : denyAll;
-    }
-    default:
-      throw new UsageError(`--approve must be ask, all or none (got "${approve}")`);
   }
 }
