@@ -160,12 +160,21 @@ export class Toolgate {
 
   /** Awaits the async set-up of the tools a batch uses (e.g. the shell parser), before planning. */
   async prepare(calls: readonly ToolCall[]): Promise<void> {
-    const tools = new Set(
-      calls
-        .map((c) => this.registry.get(typeof c?.name === 'string' ? c.name : ''))
-        .filter((t) => t?.prepare),
-    );
-    await Promise.all([...tools].map((t) => t?.prepare?.().catch(() => {}))); // a failed set-up shows up as a fail-closed plan
+    const pending = this.#setUps(calls);
+    if (pending) await pending;
+  }
+
+  /** The set-up the batch's tools still need, or undefined when there is none (no await needed). */
+  #setUps(calls: readonly ToolCall[]): Promise<unknown> | undefined {
+    let tools: Set<AnyToolDefinition> | undefined;
+    for (const c of calls) {
+      const tool = this.registry.get(typeof c?.name === 'string' ? c.name : '');
+      if (!tool?.prepare) continue;
+      tools ??= new Set();
+      tools.add(tool);
+    }
+    // A failed set-up shows up as a fail-closed plan.
+    return tools && Promise.all([...tools].map((t) => t.prepare?.().catch(() => {})));
   }
 
   /** Plans a batch without running anything (also what `toolgate policy explain` shows). */
@@ -189,7 +198,8 @@ export class Toolgate {
   /** Runs one batch: exactly one result per call, in call order. */
   async execute(calls: readonly ToolCall[], options: ExecuteBatchOptions = {}): Promise<ToolResult[]> {
     const journal = this.journal;
-    await this.prepare(calls);
+    const setUps = this.#setUps(calls);
+    if (setUps) await setUps;
     let planned: PlannedCall[];
     try {
       planned = this.plan(calls); // pure: nothing runs or changes while planning
@@ -198,7 +208,7 @@ export class Toolgate {
         errorResult(c.id, c.name, 'Internal', `not executed: planning failed (${(error as Error).message})`),
       );
     }
-    if (!journal) return this.#run(planned, options, undefined);
+    if (!journal) return await this.#run(planned, options, undefined); // `return await`: fewer turns than returning the promise
     let batchId: string;
     try {
       batchId = journal.beginBatch(this.session, calls, {
@@ -213,7 +223,7 @@ export class Toolgate {
         errorResult(c.id, c.name, 'Internal', `not executed: ${(error as Error).message}`),
       );
     }
-    return this.#run(planned, options, batchId);
+    return await this.#run(planned, options, batchId);
   }
 
   /**
@@ -236,7 +246,7 @@ export class Toolgate {
     await this.prepare(calls);
     const planned = this.plan(calls);
     journal.replan(batchId, planEntries(planned));
-    return this.#run(planned, options, batchId);
+    return await this.#run(planned, options, batchId);
   }
 
   async #run(
@@ -246,11 +256,14 @@ export class Toolgate {
   ): Promise<ToolResult[]> {
     const tools = this.config.tools;
     const journal = batchId === undefined ? undefined : this.journal;
-    const approved = await approveBatch(planned, options.approver ?? this.#approver, {
-      timeoutMs: tools.approval.timeout_seconds * 1000,
-      remember: (p, scope) => this.#remember(p, scope),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    // Nothing to ask: no detour through the approver (and no extra turn of the event loop).
+    const approved = planned.some((p) => p.disposition.kind === 'needs_approval')
+      ? await approveBatch(planned, options.approver ?? this.#approver, {
+          timeoutMs: tools.approval.timeout_seconds * 1000,
+          remember: (p, scope) => this.#remember(p, scope),
+          ...(options.signal ? { signal: options.signal } : {}),
+        })
+      : planned;
     if (journal && batchId !== undefined) {
       try {
         const yes = approved.filter(

@@ -16,7 +16,7 @@ export interface ToolSpec<S extends z.ZodType> {
   rateLimitPerHour?: number;
   summary(args: z.output<S>): string;
   locations?(args: z.output<S>): ToolLocation[];
-  execute(args: z.output<S>, ctx: ToolContext): Promise<ToolOutput | string>;
+  execute(args: z.output<S>, ctx: ToolContext): Promise<ToolOutput | string> | ToolOutput | string;
   commandFacts?(args: z.output<S>): CommandFacts;
   approvalDetail?(args: z.output<S>): string;
   prepare?(): Promise<void>;

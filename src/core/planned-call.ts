@@ -1,3 +1,4 @@
+import type { ResolvedPath } from '../sandbox/sandbox.js';
 import type { CommandFacts } from './command-facts.js';
 import type { ConfirmationRequest } from './confirmation.js';
 import type { PolicyDecision } from './policy-decision.js';
@@ -23,4 +24,6 @@ export interface PlannedCall {
   summary?: string;
   /** For command tools: the parsed command line (grants are made from its sub-commands). */
   commandFacts?: CommandFacts;
+  /** The call's locations, resolved inside the sandbox at planning (absent when one was refused). */
+  paths?: readonly ResolvedPath[];
 }

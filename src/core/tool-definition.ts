@@ -1,4 +1,4 @@
-import type { Sandbox } from '../sandbox/sandbox.js';
+import type { ResolvedPath, Sandbox } from '../sandbox/sandbox.js';
 import type { CommandFacts } from './command-facts.js';
 import type { GovernanceMode, RiskLevel, Tier } from './tier.js';
 
@@ -17,7 +17,12 @@ export interface ToolContext {
   sandbox: Sandbox;
   /** Bytes the final content may take (the framework truncates above this unless a tool self-limits). */
   outputLimit: number;
-  /** Stream a chunk to the UI (not persisted, not sent to the model). */
+  /**
+   * The call's locations as the planner resolved and checked them (sandbox and policy), one per
+   * `locations()` entry, in order. What was approved; a tool may use them instead of resolving
+   * again only where it verifies the file it opened is that path (safe-fs does on Linux).
+   */
+  paths?: readonly ResolvedPath[];
   /** Output as it happens (UI only); raw bytes are fine, they are decoded and sanitized for the UI. */
   emit(stream: 'stdout' | 'stderr', chunk: string | Uint8Array): void;
 }
@@ -57,7 +62,8 @@ export interface ToolDefinition<A = unknown> {
   /** Approval summary: derived from typed args, no I/O. The planner redacts and caps it. */
   summary(args: A): string;
   locations(args: A): ToolLocation[];
-  execute(args: A, ctx: ToolContext): Promise<ToolOutput | string>;
+  /** The work. A tool that finishes without waiting may return its output directly (no timer is armed then). */
+  execute(args: A, ctx: ToolContext): Promise<ToolOutput | string> | ToolOutput | string;
   /** The whole thing to approve when the 200-character summary cannot hold it (a long command). */
   approvalDetail?(args: A): string;
   /** For command tools: the parsed command, so policy judges every sub-command (run_command). */

@@ -68,13 +68,25 @@ export function createMcpServer(options: McpServerOptions): { server: Server; ga
     }
   };
   // Calls wait for the client's roots to be applied, so none runs with wider roots meanwhile.
-  let rootsReady: Promise<void> = Promise.resolve();
+  // Undefined once applied, so an ordinary call does not wait a turn for nothing. A failure stays
+  // in place: every call then fails, rather than run with roots wider than the client's.
+  let rootsReady: Promise<void> | undefined;
+  const reapplyRoots = () => {
+    const applying = applyClientRoots();
+    rootsReady = applying;
+    applying.then(
+      () => {
+        if (rootsReady === applying) rootsReady = undefined;
+      },
+      () => {},
+    );
+    return applying;
+  };
   server.oninitialized = () => {
-    rootsReady = applyClientRoots();
+    void reapplyRoots();
   };
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
-    rootsReady = applyClientRoots();
-    await rootsReady;
+    await reapplyRoots();
   });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
@@ -88,7 +100,7 @@ export function createMcpServer(options: McpServerOptions): { server: Server; ga
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    await rootsReady;
+    if (rootsReady) await rootsReady;
     const id = `mcp-${++calls}`;
     const progressToken = request.params._meta?.progressToken;
     let progress = 0;

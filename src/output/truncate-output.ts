@@ -33,6 +33,7 @@ export interface Truncated {
  * many bytes were cut (seed 001/003).
  */
 export function truncateOutput(text: string, maxBytes: number): Truncated {
+  if (text.length * 3 <= maxBytes) return { text, truncated: false, omittedBytes: 0 }; // fits whatever it holds
   const total = utf8Length(text);
   if (total <= maxBytes) return { text, truncated: false, omittedBytes: 0 };
   // Reserve room for the longest marker (the omitted count is at most `total`), so the real one fits.

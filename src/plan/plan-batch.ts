@@ -183,7 +183,16 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
       ...(commandFacts ? { commandFacts } : {}),
       ...(deps.grants?.length ? { grants: deps.grants } : {}),
     });
-    const base = { call, index, tool, args, decision, summary, ...(commandFacts ? { commandFacts } : {}) };
+    const base = {
+      call,
+      index,
+      tool,
+      args,
+      decision,
+      summary,
+      ...(commandFacts ? { commandFacts } : {}),
+      ...(sandboxError ? {} : { paths }),
+    };
     if (decision.action === 'deny') {
       const type = decision.errorType ?? 'Denied';
       const message =

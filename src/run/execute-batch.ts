@@ -44,13 +44,18 @@ export async function executeBatch(
   const results: ToolResult[] = [];
   // Set when the journal cannot record: nothing more may run, since its outcome could be lost.
   const halt: { reason?: string } = {};
-  const deliver = async (result: ToolResult, p: PlannedCall) => {
+  const cannotRecord = (error: unknown) => {
+    halt.reason = `the journal could not record a result (${(error as Error).message})`;
+  };
+  // A promise only when the observer gives one to wait for: otherwise no extra turn of the loop.
+  const deliver = (result: ToolResult, p: PlannedCall): Promise<void> | undefined => {
     results.push(result);
-    if (halt.reason) return;
+    if (halt.reason) return undefined;
     try {
-      await options.observer?.onCallResult?.(result, p);
+      return options.observer?.onCallResult?.(result, p)?.then(undefined, cannotRecord);
     } catch (error) {
-      halt.reason = `the journal could not record a result (${(error as Error).message})`;
+      cannotRecord(error);
+      return undefined;
     }
   };
   let i = 0;
@@ -77,10 +82,14 @@ export async function executeBatch(
     const group = planned.slice(i, end);
     if (group.length === 1) {
       const only = group[0] as PlannedCall;
-      await deliver(await runOne(only, options, halt), only);
+      const delivered = deliver(await runOne(only, options, halt), only);
+      if (delivered) await delivered;
     } else {
       const groupResults = await Promise.all(group.map((p) => runOne(p, options, halt)));
-      for (const [k, result] of groupResults.entries()) await deliver(result, group[k] as PlannedCall);
+      for (const [k, result] of groupResults.entries()) {
+        const delivered = deliver(result, group[k] as PlannedCall);
+        if (delivered) await delivered;
+      }
     }
     i = end;
   }
@@ -129,7 +138,8 @@ async function runOne(
   const started = performance.now();
   try {
     // Durably `running` before the tool starts: a crash from here on is "outcome unknown", never a re-run.
-    await options.observer?.onCallStart?.(p);
+    const recorded = options.observer?.onCallStart?.(p);
+    if (recorded) await recorded;
   } catch (error) {
     halt.reason ??= `the journal could not record the call before running it (${(error as Error).message})`;
     return failureResult(
@@ -151,14 +161,6 @@ async function runOne(
     stopReason ??= reason;
     controller?.abort(reason);
   };
-  const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
-  let timer: NodeJS.Timeout | undefined;
-  let onBatchAbort: (() => void) | undefined;
-  const stopped = new Promise<Stop>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'timeout', ms: timeoutMs }), timeoutMs);
-    onBatchAbort = () => resolve({ kind: 'cancel' });
-    options.signal?.addEventListener('abort', onBatchAbort, { once: true });
-  });
   const ctx: ToolContext = {
     callId: call.id,
     get signal() {
@@ -170,48 +172,60 @@ async function runOne(
     },
     sandbox: options.sandbox,
     outputLimit: options.outputLimit,
+    ...(p.paths ? { paths: p.paths } : {}),
     emit: (stream, chunk) => {
       if (!stopReason && options.emit)
         options.emit({ type: stream, callId: call.id, chunk: terminalSafe(chunk) });
     },
   };
+  const latency = () => Math.round(performance.now() - started);
+  let timer: NodeJS.Timeout | undefined;
+  let onBatchAbort: (() => void) | undefined;
   let result: ToolResult;
   try {
-    const work = Promise.resolve().then(() => tool.execute(p.args, ctx));
-    work.catch(() => {}); // a tool that fails after its timeout must not become an unhandled rejection
-    const outcome = await Promise.race([work.then((value) => ({ value })), stopped]);
-    const latency = () => Math.round(performance.now() - started);
-    if ('value' in outcome) {
-      result = toSuccess(call.id, tool.name, outcome.value, options.outputLimit, latency());
-    } else if (outcome.kind === 'timeout') {
-      stop(new ToolError('Timeout', 'timed out'));
-      result = failureResult(
-        call.id,
-        tool.name,
-        'Timeout',
-        `timed out after ${formatMs(outcome.ms)} and was stopped; narrow the request or raise the timeout`,
-        options.outputLimit,
-        latency(),
-      );
+    const running = performance.now();
+    const returned = tool.execute(p.args, ctx);
+    if (!isPromiseLike(returned)) {
+      // Done in the call itself (a small read): no timer or cancel listener was ever needed.
+      result = toSuccess(call.id, tool.name, returned, options.outputLimit, latency());
     } else {
-      stop(new ToolError('Cancelled', 'cancelled'));
-      result = failureResult(
-        call.id,
-        tool.name,
-        'Cancelled',
-        'Cancelled by user',
-        options.outputLimit,
-        latency(),
-      );
+      const work = Promise.resolve(returned);
+      work.catch(() => {}); // a tool that fails after its timeout must not become an unhandled rejection
+      const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
+      const stopped = new Promise<Stop>((resolve) => {
+        const left = Math.max(0, timeoutMs - (performance.now() - running));
+        timer = setTimeout(() => resolve({ kind: 'timeout', ms: timeoutMs }), left);
+        onBatchAbort = () => resolve({ kind: 'cancel' });
+        options.signal?.addEventListener('abort', onBatchAbort, { once: true });
+        if (options.signal?.aborted) onBatchAbort();
+      });
+      const outcome = await Promise.race([work.then((value) => ({ value })), stopped]);
+      if ('value' in outcome) {
+        result = toSuccess(call.id, tool.name, outcome.value, options.outputLimit, latency());
+      } else if (outcome.kind === 'timeout') {
+        stop(new ToolError('Timeout', 'timed out'));
+        result = failureResult(
+          call.id,
+          tool.name,
+          'Timeout',
+          `timed out after ${formatMs(outcome.ms)} and was stopped; narrow the request or raise the timeout`,
+          options.outputLimit,
+          latency(),
+        );
+      } else {
+        stop(new ToolError('Cancelled', 'cancelled'));
+        result = failureResult(
+          call.id,
+          tool.name,
+          'Cancelled',
+          'Cancelled by user',
+          options.outputLimit,
+          latency(),
+        );
+      }
     }
   } catch (error) {
-    result = fromThrown(
-      call.id,
-      tool.name,
-      error,
-      options.outputLimit,
-      Math.round(performance.now() - started),
-    );
+    result = fromThrown(call.id, tool.name, error, options.outputLimit, latency());
   } finally {
     if (timer) clearTimeout(timer);
     if (onBatchAbort) options.signal?.removeEventListener('abort', onBatchAbort);
@@ -220,6 +234,10 @@ async function runOne(
   }
   options.emit?.({ type: 'completed', callId: call.id, ok: result.ok });
   return result;
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
 function toSuccess(id: string, name: string, value: unknown, limit: number, latencyMs: number): ToolResult {

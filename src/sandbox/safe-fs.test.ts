@@ -79,6 +79,38 @@ describe('safe-fs (FR-VAL-06)', () => {
     expect(() => readSmallFileVerified(g, sandbox, 1024)).toThrow(/symbolic link/);
   });
 
+  it('the small-file path takes what resolution saw as a hint only: moved, replaced, FIFO and device entries', () => {
+    const typeOfSync = (fn: () => unknown) => {
+      try {
+        fn();
+        return 'ok';
+      } catch (error) {
+        return ToolError.isInstance(error) ? error.type : 'other';
+      }
+    };
+    ws.file('d/f.txt', 'inside');
+    const sandbox = new Sandbox({ roots: [ws.dir()] });
+    const resolved = sandbox.resolve('d/f.txt');
+    expect(resolved.seen).toMatchObject({ isFile: true, size: 6 });
+    // Even the same file, once its directory is moved and linked back, is reached through a link.
+    execFileSync('mv', [path.join(ws.dir(), 'd'), path.join(ws.dir(), 'd2')]);
+    symlinkSync(path.join(ws.dir(), 'd2'), path.join(ws.dir(), 'd'));
+    expect(typeOfSync(() => readSmallFileVerified(resolved, sandbox, 1024))).toBe('SandboxViolation');
+    rmSync(path.join(ws.dir(), 'd'));
+    execFileSync('mv', [path.join(ws.dir(), 'd2'), path.join(ws.dir(), 'd')]);
+    // Replaced by another file (an editor's atomic save): a new inode, verified by its path instead.
+    writeFileSync(path.join(ws.dir(), 'd/new'), 'rewritten');
+    execFileSync('mv', [path.join(ws.dir(), 'd/new'), path.join(ws.dir(), 'd/f.txt')]);
+    expect(readSmallFileVerified(resolved, sandbox, 1024)?.bytes.toString()).toBe('rewritten');
+    // Replaced by a FIFO: opened without blocking, and refused.
+    rmSync(path.join(ws.dir(), 'd/f.txt'));
+    execFileSync('mkfifo', [path.join(ws.dir(), 'd/f.txt')]);
+    expect(typeOfSync(() => readSmallFileVerified(resolved, sandbox, 1024))).toBe('BadArgs');
+    // A device seen at resolution is never opened.
+    const dev = new Sandbox({ roots: ['/dev'], allowAbsolute: true });
+    expect(typeOfSync(() => readSmallFileVerified(dev.resolve('/dev/zero'), dev, 1024))).toBe('BadArgs');
+  });
+
   it('refuses a FIFO without hanging', async () => {
     execFileSync('mkfifo', [path.join(ws.dir(), 'pipe')]);
     const sandbox = new Sandbox({ roots: [ws.dir()] });

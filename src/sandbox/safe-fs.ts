@@ -39,6 +39,12 @@ const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 const HAS_PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd');
 
+/**
+ * True where every open here checks, through /proc/self/fd, that the file opened is the canonical
+ * path asked for: there a path resolved earlier (at planning) is as safe to open as a fresh one.
+ */
+export const VERIFIES_OPENED_PATHS = HAS_PROC_FD;
+
 /** A path through an open directory descriptor: later lookups start at that inode, not a name. */
 export function throughFd(handle: FileHandle, fallback: string): string {
   return HAS_PROC_FD ? `/proc/self/fd/${handle.fd}` : fallback;
@@ -387,8 +393,12 @@ export function readSmallFileVerified(
 ): { bytes: Buffer; stat: Stats } | undefined {
   let fd: number | undefined;
   try {
-    const pre = checkBeforeOpen(target, 'file');
-    if (pre.size > maxBytes) return undefined;
+    // Resolution already looked at the entry (one lstat) when it walked to it: no second look
+    // before opening. What that look saw proves nothing about what is opened (a parent can be
+    // swapped for a link in between, even during the walk): the descriptor is verified below.
+    const seen = target.seen?.isFile ? target.seen : undefined;
+    const size = seen ? seen.size : checkBeforeOpen(target, 'file').size;
+    if (size > maxBytes) return undefined;
     fd = openSync(target.absolute, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     const stat = fstatSync(fd);
     if (!stat.isFile())
@@ -398,7 +408,8 @@ export function readSmallFileVerified(
       if (actual !== target.absolute || !sandbox.rootOf(actual)) throw raced(target.relative);
     }
     if (stat.size > maxBytes) return undefined;
-    const bytes = Buffer.alloc(stat.size);
+    // Unzeroed (only the bytes read are handed out) and unpooled (holding it holds nothing else).
+    const bytes = Buffer.allocUnsafeSlow(stat.size);
     let got = 0;
     while (got < bytes.length) {
       const n = readSync(fd, bytes, got, bytes.length - got, got);

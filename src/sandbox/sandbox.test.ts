@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, realpathSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -160,6 +160,72 @@ describe('Sandbox.resolve (FR-VAL-04)', () => {
         }
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('canonical paths are what realpath of the deepest existing ancestor gives, through every kind of link (property)', () => {
+    const outside = makeTempDir();
+    ws.file('a/b/f.txt', 'x');
+    ws.file('f', 'x');
+    const at = (name: string) => path.join(ws.dir(), name);
+    symlinkSync(at('a'), at('la')); // absolute link to a directory inside
+    symlinkSync('a/b', at('lb')); // relative link two levels down
+    symlinkSync('f', at('lf')); // link to a file
+    symlinkSync('..', at('a/up')); // back up to the root
+    symlinkSync(outside, at('out'));
+    symlinkSync(at('missing'), at('dangling'));
+    symlinkSync(at('loop2'), at('loop1'));
+    symlinkSync(at('loop1'), at('loop2'));
+    symlinkSync('lb', at('chain')); // a link to a link
+    const root = ws.dir();
+    /** The definition (FR-VAL-04 steps 4-6) written out with realpath. */
+    const reference = (input: string): string => {
+      const pending: string[] = [];
+      let current = path.resolve(root, input);
+      for (;;) {
+        try {
+          const real = realpathSync.native(current);
+          const absolute = pending.length ? path.join(real, ...pending.reverse()) : real;
+          return absolute === root || absolute.startsWith(`${root}/`) ? absolute : 'refused';
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code !== 'ENOENT' && code !== 'ENOTDIR') return 'refused';
+          if (code === 'ENOENT' && lstatSync(current, { throwIfNoEntry: false })?.isSymbolicLink())
+            return 'refused';
+          pending.push(path.basename(current));
+          current = path.dirname(current);
+        }
+      }
+    };
+    const sandbox = box({ includeDefaultDenies: false });
+    const segment = fc.constantFrom(
+      'a',
+      'b',
+      'f',
+      'f.txt',
+      'la',
+      'lb',
+      'lf',
+      'up',
+      'out',
+      'dangling',
+      'loop1',
+      'chain',
+      'new',
+    );
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 5 }), (parts) => {
+        const input = parts.join('/');
+        let actual: string;
+        try {
+          actual = sandbox.resolve(input).absolute;
+        } catch (error) {
+          expect((error as ToolError).type).toBe('SandboxViolation');
+          actual = 'refused';
+        }
+        expect(actual, input).toBe(reference(input));
+      }),
+      { numRuns: 2000 },
     );
   });
 

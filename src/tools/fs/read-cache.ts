@@ -15,22 +15,60 @@ export interface ReadRecord {
 export interface ReadCache {
   get(canonicalPath: string): ReadRecord | undefined;
   record(canonicalPath: string, sha256: string, at?: number): void;
+  /** Records the hash of `content` (which must not change afterwards); it may be computed later. */
+  recordContent(canonicalPath: string, content: Uint8Array | string, at?: number): void;
   forget(canonicalPath: string): void;
 }
 
+/** Most bytes of read content the memory cache holds unhashed; beyond it the oldest are hashed. */
+const MAX_UNHASHED_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The in-memory cache hashes what was read only when the hash is needed (a write checks it) or
+ * when too much is waiting: the hash is off the read's path, and most reads are never written.
+ */
 export class MemoryReadCache implements ReadCache {
   readonly #entries = new Map<string, ReadRecord>();
+  readonly #unhashed = new Map<string, { content: Uint8Array | string; at: number }>();
+  #unhashedBytes = 0;
 
   get(canonicalPath: string): ReadRecord | undefined {
+    const pending = this.#unhashed.get(canonicalPath);
+    if (pending) this.#hash(canonicalPath, pending);
     return this.#entries.get(canonicalPath);
   }
 
   record(canonicalPath: string, sha256: string, at = Date.now()): void {
+    this.#drop(canonicalPath);
     this.#entries.set(canonicalPath, { sha256, readAt: at });
   }
 
-  forget(canonicalPath: string): void {
+  recordContent(canonicalPath: string, content: Uint8Array | string, at = Date.now()): void {
+    this.#drop(canonicalPath);
     this.#entries.delete(canonicalPath);
+    this.#unhashed.set(canonicalPath, { content, at });
+    this.#unhashedBytes += content.length;
+    for (const [file, pending] of this.#unhashed) {
+      if (this.#unhashedBytes <= MAX_UNHASHED_BYTES) break;
+      this.#hash(file, pending);
+    }
+  }
+
+  forget(canonicalPath: string): void {
+    this.#drop(canonicalPath);
+    this.#entries.delete(canonicalPath);
+  }
+
+  #drop(canonicalPath: string): void {
+    const pending = this.#unhashed.get(canonicalPath);
+    if (!pending) return;
+    this.#unhashed.delete(canonicalPath);
+    this.#unhashedBytes -= pending.content.length;
+  }
+
+  #hash(canonicalPath: string, pending: { content: Uint8Array | string; at: number }): void {
+    this.#drop(canonicalPath);
+    this.#entries.set(canonicalPath, { sha256: sha256(pending.content), readAt: pending.at });
   }
 }
 

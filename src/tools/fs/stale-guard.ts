@@ -36,7 +36,7 @@ export class StaleGuard {
 
   /** After our own successful write the session knows the new content: no re-read needed. */
   remember(target: ResolvedPath, content: Uint8Array | string): void {
-    this.#cache?.record(target.absolute, sha256(content));
+    this.#cache?.recordContent(target.absolute, content);
   }
 
   /** As `remember`, for a hash computed while the file was streamed. */
