@@ -89,6 +89,45 @@ describe('executeBatch', () => {
     expect(results[2]?.content).toBe('t failed: Cancelled by user');
   });
 
+  it('a tool may finish in the call itself: its output, or a synchronous throw, is one result in call order', async () => {
+    const now = testTool('now', (a) => {
+      if (a.value === 'refuse') throw new ToolError('BadArgs', 'not that one');
+      if (a.value === 'crash') throw new TypeError('boom');
+      return { content: `now:${a.value}`, metadata: { sync: true } };
+    });
+    const later = testTool('later', async (a) => {
+      await sleep(5);
+      return `later:${a.value}`;
+    });
+    for (const parallel of [false, true]) {
+      const events: ToolEvent[] = [];
+      const calls = [
+        ['now', 'a'],
+        ['now', 'refuse'],
+        ['now', 'b'],
+        ['now', 'crash'],
+        ['now', 'c'],
+        ['later', 'd'],
+      ].map(([name, value], i) => ({ id: String(i), name: name as string, arguments: { value } }));
+      const results = await gate([now, later], { allow_parallel: parallel }).execute(calls, {
+        onEvent: (e) => events.push(e),
+      });
+      expect(results.map((r) => [r.id, r.ok, r.error?.type ?? r.content])).toEqual([
+        ['0', true, 'now:a'],
+        ['1', false, 'BadArgs'],
+        ['2', true, 'now:b'],
+        ['3', false, 'ExecutionFailed'],
+        ['4', true, 'now:c'],
+        ['5', true, 'later:d'],
+      ]);
+      expect(results[0]?.metadata).toEqual({ sync: true });
+      expect(results[3]?.content).toMatch(/the tool crashed \(TypeError: boom\)/);
+      const seen = events.map((e) => `${e.type}:${e.callId}`);
+      for (const r of results)
+        expect(seen.indexOf(`started:${r.id}`)).toBeLessThan(seen.indexOf(`completed:${r.id}`));
+    }
+  });
+
   it('FR-EXE-04b: a thrown non-ToolError becomes a sanitized ExecutionFailed result', async () => {
     const crash = testTool('crash', async () => {
       throw new TypeError('bad \u001b[31mthing\u001b]52;c;AAAA\u0007 happened');

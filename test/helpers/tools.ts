@@ -6,9 +6,10 @@ import type { ToolContext, ToolOutput } from '../../src/core/tool-definition.js'
 /** A small real tool for pipeline tests; its behaviour is given by `run`. */
 export function testTool(
   name: string,
-  run: (args: { value?: string; ms?: number }, ctx: ToolContext) => Promise<string | ToolOutput> = async (
-    a,
-  ) => `echo:${a.value ?? ''}`,
+  run: (
+    args: { value?: string; ms?: number },
+    ctx: ToolContext,
+  ) => Promise<string | ToolOutput> | string | ToolOutput = async (a) => `echo:${a.value ?? ''}`,
   options: {
     tier?: Tier;
     timeoutMs?: number;

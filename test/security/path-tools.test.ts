@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
-import { approveAll } from '../../src/core/confirmation.js';
+import { type Approver, approveAll } from '../../src/core/confirmation.js';
 import type { ToolCall } from '../../src/core/tool-call.js';
 import { createToolgate } from '../../src/toolgate.js';
 import { snapshotTree } from '../helpers/tree.js';
@@ -182,5 +182,24 @@ describe('security: every path tool against every escape (disk checked after eac
     ]);
     expect(globbed?.content).not.toMatch(/toolgate\.toml|\.toolgate\//);
     expect(snapshotTree(world.root)).toEqual(before);
+  });
+
+  it('a directory swapped for a link while the call waits for approval: what runs is what was approved, or nothing', async () => {
+    const world = makeAttackWorld();
+    writeFileSync(path.join(world.root, 'sub', 'secret.txt'), 'inside copy\n');
+    // The person is asked; meanwhile an attacker turns sub/ into a link to the outside.
+    const swapWhileAsking: Approver = async () => {
+      renameSync(path.join(world.root, 'sub'), path.join(world.root, 'sub-moved'));
+      symlinkSync(world.outside, path.join(world.root, 'sub'));
+      return { kind: 'approve_all' };
+    };
+    const g = createToolgate({
+      config: validateConfig({ tools: { policy: { rules: [{ tool: 'read_file', action: 'ask' }] } } }),
+      roots: [world.root],
+      approver: swapWhileAsking,
+    });
+    const [r] = await g.execute([{ id: 'r', name: 'read_file', arguments: { path: 'sub/secret.txt' } }]);
+    expect(r?.content).not.toContain(SECRET);
+    expect(r?.error?.type).toBe('SandboxViolation');
   });
 });
