@@ -393,12 +393,8 @@ export function readSmallFileVerified(
 ): { bytes: Buffer; stat: Stats } | undefined {
   let fd: number | undefined;
   try {
-    // Resolution already looked at the entry (one lstat) when it walked to it: no second look
-    // before opening. What that look saw proves nothing about what is opened (a parent can be
-    // swapped for a link in between, even during the walk): the descriptor is verified below.
-    const seen = target.seen?.isFile ? target.seen : undefined;
-    const size = seen ? seen.size : checkBeforeOpen(target, 'file').size;
-    if (size > maxBytes) return undefined;
+    const pre = checkBeforeOpen(target, 'file');
+    if (pre.size > maxBytes) return undefined;
     fd = openSync(target.absolute, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     const stat = fstatSync(fd);
     if (!stat.isFile())

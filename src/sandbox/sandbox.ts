@@ -25,17 +25,6 @@ export interface ResolvedPath {
   root: string;
   /** Relative to its root, forward slashes; '.' for the root itself. What messages show. */
   relative: string;
-  /**
-   * Kind and size of the entry as resolution's walk saw it (lstat), when it existed. A hint that
-   * saves a second look before opening, never a proof: an open still verifies what it opened.
-   */
-  seen?: SeenEntry;
-}
-
-/** Kind and size of an entry at resolution time. */
-export interface SeenEntry {
-  size: number;
-  isFile: boolean;
 }
 
 function violation(message: string, metadata?: Record<string, unknown>): ToolError {
@@ -162,20 +151,6 @@ export class Sandbox {
   }
 
   /**
-   * Steps 4-5. Below a root (canonical since construction, and trusted as such by every open) only
-   * the components under it need looking at: one lstat each, where realpath reads every component
-   * from `/` again. Any link, any error, and platforms whose file names fold case go the general way.
-   */
-  #canonicalize(lexical: string, input: string): { absolute: string; seen?: SeenEntry } {
-    if (WALK_BELOW_ROOTS) {
-      const i = this.#rootIndex(lexical);
-      const walked = i < 0 ? undefined : plainBelow(this.#prefixes[i] as string, lexical);
-      if (walked !== undefined) return walked;
-    }
-    return { absolute: canonicalize(lexical, input) };
-  }
-
-  /**
    * FR-VAL-04: validates `input` and returns its canonical form. Throws SandboxViolation (or BadArgs
    * for a malformed path). Does no I/O beyond lstat/realpath; race safety is the job of safe-fs.
    */
@@ -200,7 +175,7 @@ export class Sandbox {
     // 3. resolve against the working directory (lexical; no `..` is left to collapse).
     const lexical = path.resolve(this.workingDir, input);
     // 4-5. canonicalize the deepest existing ancestor, then rebuild the rest under it.
-    const { absolute, seen } = this.#canonicalize(lexical, input);
+    const absolute = canonicalize(lexical, input);
     // 6. containment
     const index = this.#rootIndex(absolute);
     if (index < 0) {
@@ -210,36 +185,7 @@ export class Sandbox {
     const relative =
       absolute === root ? '.' : toPosix(absolute.slice((this.#prefixes[index] as string).length));
     // 7. denied patterns, on the root-relative and the absolute normalized forms.
-    return this.#checkDenied({ input, absolute, root, relative, ...(seen ? { seen } : {}) });
-  }
-}
-
-/** Linux names are case-sensitive and realpath there does not rewrite them: a walk gives the same path. */
-const WALK_BELOW_ROOTS = process.platform === 'linux';
-
-/**
- * `lexical` (under `rootPrefix`, no `.`/`..`) when no component below the root is a symbolic link:
- * then it is its own canonical form, also when its tail does not exist yet (with the entry's lstat
- * when it does). Undefined otherwise.
- */
-function plainBelow(rootPrefix: string, lexical: string): { absolute: string; seen?: SeenEntry } | undefined {
-  let end = rootPrefix.length - 1;
-  try {
-    while (end < lexical.length) {
-      const next = lexical.indexOf(path.sep, end + 1);
-      const stat = lstatSync(next < 0 ? lexical : lexical.slice(0, next), { throwIfNoEntry: false });
-      if (stat === undefined) return { absolute: lexical }; // missing: the rest would be created under what exists
-      if (stat.isSymbolicLink()) return undefined;
-      if (next < 0) {
-        const seen = { size: stat.size, isFile: stat.isFile() };
-        return { absolute: lexical, seen };
-      }
-      if (!stat.isDirectory()) return { absolute: lexical }; // a file mid-path: I/O below it fails
-      end = next;
-    }
-    return { absolute: lexical };
-  } catch {
-    return undefined; // EACCES and the like: realpath gives the error its message
+    return this.#checkDenied({ input, absolute, root, relative });
   }
 }
 
