@@ -22,7 +22,7 @@ export interface ToolContext {
    * `locations()` entry, in order. What was approved; a tool may use them instead of resolving
    * again only where it verifies the file it opened is that path (safe-fs does on Linux).
    */
-  paths?: readonly ResolvedPath[];
+  paths?: readonly ResolvedPath[] | undefined;
   /** Output as it happens (UI only); raw bytes are fine, they are decoded and sanitized for the UI. */
   emit(stream: 'stdout' | 'stderr', chunk: string | Uint8Array): void;
 }

@@ -38,7 +38,7 @@ export function successResult(
       ? { text: output.content, truncated: false }
       : truncateOutput(output.content, limit);
   const metadata = cut.truncated ? { ...output.metadata, truncated: true } : output.metadata;
-  return {
+  const result: ToolResult = {
     id,
     name,
     ok: true,
@@ -46,8 +46,9 @@ export function successResult(
     display: output.display === undefined ? displayText(cut.text) : displayText(output.display),
     error: null,
     latencyMs,
-    ...(metadata ? { metadata } : {}),
   };
+  if (metadata) result.metadata = metadata; // last, as the contract's JSON shows it
+  return result;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { ToolCall } from '../core/tool-call.js';
 import type { ToolLocation } from '../core/tool-definition.js';
 import { ToolError } from '../core/tool-error.js';
 import { capSummary, redactSecrets } from '../output/redact-secrets.js';
-import type { PolicyEngine } from '../policy/policy-engine.js';
+import type { PolicyEngine, PolicyInput } from '../policy/policy-engine.js';
 import type { RateCounter } from '../policy/rate-limiter.js';
 import type { ResolvedPath, Sandbox } from '../sandbox/sandbox.js';
 import type { SchemaValidator } from './schema-validator.js';
@@ -174,35 +174,31 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
         summary,
       });
     }
-    const decision = deps.policy.decide({
-      tool,
-      args: raw,
-      paths,
-      recentCalls,
-      ...(sandboxError ? { sandboxError } : {}),
-      ...(commandFacts ? { commandFacts } : {}),
-      ...(deps.grants?.length ? { grants: deps.grants } : {}),
-    });
-    const base = {
+    // Built by assignment, not conditional spreads: this runs for every call (cheaper before V8 optimizes it).
+    const input: PolicyInput = { tool, args: raw, paths, recentCalls };
+    if (sandboxError) input.sandboxError = sandboxError;
+    if (commandFacts) input.commandFacts = commandFacts;
+    if (deps.grants?.length) input.grants = deps.grants;
+    const decision = deps.policy.decide(input);
+    const planned: PlannedCall = {
       call,
       index,
       tool,
       args,
       decision,
       summary,
-      ...(commandFacts ? { commandFacts } : {}),
-      ...(sandboxError ? {} : { paths }),
+      disposition: { kind: 'execute' },
     };
+    if (commandFacts) planned.commandFacts = commandFacts;
+    if (!sandboxError) planned.paths = paths;
     if (decision.action === 'deny') {
       const type = decision.errorType ?? 'Denied';
       const message =
         type === 'SandboxViolation'
           ? decision.reason
           : `denied by policy: ${decision.reason} (${decision.rule} in ${decision.file})`;
-      return {
-        ...base,
-        disposition: { kind: 'resolved', result: errorResult(call.id, call.name, type, message) },
-      };
+      planned.disposition = { kind: 'resolved', result: errorResult(call.id, call.name, type, message) };
+      return planned;
     }
     inBatch.set(tool.name, (inBatch.get(tool.name) ?? 0) + 1);
     if (decision.action === 'ask') {
@@ -217,8 +213,8 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
         ...(decision.message === undefined ? {} : { message: decision.message }),
         ...(tool.approvalDetail ? { detail: redactSecrets(tool.approvalDetail(args)) } : {}),
       };
-      return { ...base, disposition: { kind: 'needs_approval', request } };
+      planned.disposition = { kind: 'needs_approval', request };
     }
-    return { ...base, disposition: { kind: 'execute' } };
+    return planned;
   });
 }

@@ -1,15 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import type { PlannedCall } from '../core/planned-call.js';
-import type { ToolContext, ToolOutput } from '../core/tool-definition.js';
+import type { ToolOutput } from '../core/tool-definition.js';
 import { ToolError } from '../core/tool-error.js';
 import type { ToolEvent } from '../core/tool-event.js';
 import type { ToolResult } from '../core/tool-result.js';
-import { isCleanAscii } from '../output/clean-ascii.js';
 import { failureResult, successResult } from '../output/finalize-result.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { cutToBytes } from '../output/truncate-output.js';
 import type { RateCounter } from '../policy/rate-limiter.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import { CallContext } from './call-context.js';
 
 /** Hooks the journal uses: a call is recorded before it runs, its result before the next starts. */
 export interface BatchObserver {
@@ -154,30 +154,7 @@ async function runOne(
   options.rates?.record(tool.name, Date.now());
   options.emit?.({ type: 'started', callId: call.id, toolName: tool.name });
 
-  // Created only if the tool looks at its signal: most calls finish without ever needing one.
-  let controller: AbortController | undefined;
-  let stopReason: ToolError | undefined;
-  const stop = (reason: ToolError) => {
-    stopReason ??= reason;
-    controller?.abort(reason);
-  };
-  const ctx: ToolContext = {
-    callId: call.id,
-    get signal() {
-      if (!controller) {
-        controller = new AbortController();
-        if (stopReason) controller.abort(stopReason);
-      }
-      return controller.signal;
-    },
-    sandbox: options.sandbox,
-    outputLimit: options.outputLimit,
-    ...(p.paths ? { paths: p.paths } : {}),
-    emit: (stream, chunk) => {
-      if (!stopReason && options.emit)
-        options.emit({ type: stream, callId: call.id, chunk: terminalSafe(chunk) });
-    },
-  };
+  const ctx = new CallContext(call.id, options.sandbox, options.outputLimit, p.paths, options.emit);
   const latency = () => Math.round(performance.now() - started);
   let timer: NodeJS.Timeout | undefined;
   let onBatchAbort: (() => void) | undefined;
@@ -203,7 +180,7 @@ async function runOne(
       if ('value' in outcome) {
         result = toSuccess(call.id, tool.name, outcome.value, options.outputLimit, latency());
       } else if (outcome.kind === 'timeout') {
-        stop(new ToolError('Timeout', 'timed out'));
+        ctx.stop(new ToolError('Timeout', 'timed out'));
         result = failureResult(
           call.id,
           tool.name,
@@ -213,7 +190,7 @@ async function runOne(
           latency(),
         );
       } else {
-        stop(new ToolError('Cancelled', 'cancelled'));
+        ctx.stop(new ToolError('Cancelled', 'cancelled'));
         result = failureResult(
           call.id,
           tool.name,
@@ -230,7 +207,7 @@ async function runOne(
     if (timer) clearTimeout(timer);
     if (onBatchAbort) options.signal?.removeEventListener('abort', onBatchAbort);
     // Anything the tool left running learns the call is over.
-    stop(CALL_FINISHED);
+    ctx.stop(CALL_FINISHED);
   }
   options.emit?.({ type: 'completed', callId: call.id, ok: result.ok });
   return result;
@@ -267,12 +244,4 @@ function fromThrown(id: string, name: string, error: unknown, limit: number, lat
 
 function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
-}
-
-/** Event text for a UI: plain printable ASCII passes as it is, anything else is sanitized. */
-function terminalSafe(chunk: string | Uint8Array): string {
-  if (typeof chunk === 'string') return sanitizeForTerminal(chunk);
-  if (isCleanAscii(chunk))
-    return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
-  return sanitizeForTerminal(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8'));
 }

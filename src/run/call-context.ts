@@ -1,0 +1,62 @@
+import type { ToolContext } from '../core/tool-definition.js';
+import type { ToolError } from '../core/tool-error.js';
+import type { ToolEvent } from '../core/tool-event.js';
+import { isCleanAscii } from '../output/clean-ascii.js';
+import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import type { ResolvedPath, Sandbox } from '../sandbox/sandbox.js';
+
+/**
+ * One call's ToolContext (seed 000 FR-REG-04a), built fresh per call. Its abort signal is made only
+ * if the tool asks for it: most calls finish without ever needing one.
+ */
+export class CallContext implements ToolContext {
+  readonly callId: string;
+  readonly sandbox: Sandbox;
+  readonly outputLimit: number;
+  readonly paths: readonly ResolvedPath[] | undefined;
+  readonly #onEvent: ((event: ToolEvent) => void) | undefined;
+  #controller: AbortController | undefined;
+  #stopReason: ToolError | undefined;
+
+  constructor(
+    callId: string,
+    sandbox: Sandbox,
+    outputLimit: number,
+    paths: readonly ResolvedPath[] | undefined,
+    onEvent: ((event: ToolEvent) => void) | undefined,
+  ) {
+    this.callId = callId;
+    this.sandbox = sandbox;
+    this.outputLimit = outputLimit;
+    this.paths = paths;
+    this.#onEvent = onEvent;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#stopReason) this.#controller.abort(this.#stopReason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Bound, so a tool may hand it on as a callback. Output after the call stopped is dropped. */
+  readonly emit = (stream: 'stdout' | 'stderr', chunk: string | Uint8Array): void => {
+    if (!this.#stopReason && this.#onEvent)
+      this.#onEvent({ type: stream, callId: this.callId, chunk: terminalSafe(chunk) });
+  };
+
+  /** Ends the call for the tool: the first reason given is the one its signal carries. */
+  stop(reason: ToolError): void {
+    this.#stopReason ??= reason;
+    this.#controller?.abort(reason);
+  }
+}
+
+/** Event text for a UI: plain printable ASCII passes as it is, anything else is sanitized. */
+function terminalSafe(chunk: string | Uint8Array): string {
+  if (typeof chunk === 'string') return sanitizeForTerminal(chunk);
+  if (isCleanAscii(chunk))
+    return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
+  return sanitizeForTerminal(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8'));
+}
