@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import ignore, { type Ignore } from 'ignore';
 
 /**
@@ -13,6 +13,8 @@ export class GitignoreFilter {
   readonly #baseDepth: number;
   readonly #baseParts: readonly string[];
   readonly #rules = new Map<string, Ignore | undefined>();
+  /** Per directory: the rule sets that apply inside it (root first), each with where its paths start. */
+  readonly #chains = new Map<string, readonly RuleSet[]>();
   /** Verified directory descriptors (`/proc/self/fd/N`) to read a folder's .gitignore through. */
   readonly #through = new Map<string, string>();
   readonly #dirIgnored = new Map<string, boolean>();
@@ -66,46 +68,75 @@ export class GitignoreFilter {
       .join('\n');
   }
 
-  /** Whether `parts` (a path under the root) is matched by a .gitignore of one of its ancestors. */
-  #matched(parts: readonly string[], isDirectory: boolean): boolean {
-    for (let i = 0; i < parts.length; i++) {
-      const rules = this.#rulesFor(parts.slice(0, i).join('/'));
-      if (!rules) continue;
-      const rest = parts.slice(i).join('/');
+  /** The rule sets of `dir` and its ancestors, root first; built once per directory from its parent's. */
+  #chainFor(dir: string): readonly RuleSet[] {
+    const known = this.#chains.get(dir);
+    if (known) return known;
+    const parent = dir === '' ? [] : this.#chainFor(parentOf(dir));
+    const own = this.#rulesFor(dir);
+    const chain = own ? [...parent, { rules: own, from: dir === '' ? 0 : dir.length + 1 }] : parent;
+    this.#chains.set(dir, chain);
+    return chain;
+  }
+
+  /** Whether `path` (under the root, in directory `dir`) is matched by a .gitignore of an ancestor. */
+  #matched(dir: string, path: string, isDirectory: boolean): boolean {
+    for (const { rules, from } of this.#chainFor(dir)) {
+      const rest = path.slice(from);
       if (rules.ignores(isDirectory ? `${rest}/` : rest)) return true;
     }
     return false;
   }
 
-  #directoryIgnored(parts: readonly string[]): boolean {
-    const key = parts.join('/');
-    const known = this.#dirIgnored.get(key);
+  /** Whether directory `dir` lies in an ignored directory or is one itself (the base and above never are). */
+  #directoryIgnored(dir: string): boolean {
+    if (dir === '') return false;
+    const known = this.#dirIgnored.get(dir);
     if (known !== undefined) return known;
+    const parent = parentOf(dir);
     const result =
-      parts.length > this.#baseDepth &&
-      (this.#directoryIgnored(parts.slice(0, -1)) || this.#matched(parts, true));
-    this.#dirIgnored.set(key, result);
+      dir.split('/').length > this.#baseDepth &&
+      (this.#directoryIgnored(parent) || this.#matched(parent, dir, true));
+    this.#dirIgnored.set(dir, result);
     return result;
   }
 
   ignores(relative: string, isDirectory = false): boolean {
-    const parts = relative.split('/').filter(Boolean);
-    if (parts.length === 0) return false;
-    if (this.#directoryIgnored(parts.slice(0, -1))) return true;
-    return isDirectory ? this.#directoryIgnored(parts) : this.#matched(parts, false);
+    // Walks hand over clean paths; anything else is cleaned of empty segments first.
+    const path =
+      relative.startsWith('/') || relative.endsWith('/') || relative.includes('//')
+        ? relative.split('/').filter(Boolean).join('/')
+        : relative;
+    if (path === '') return false;
+    const dir = parentOf(path);
+    if (this.#directoryIgnored(dir)) return true;
+    return isDirectory ? this.#directoryIgnored(path) : this.#matched(dir, path, false);
   }
+}
+
+interface RuleSet {
+  rules: Ignore;
+  /** Where, in a root-relative path, the part relative to this set's directory begins. */
+  from: number;
+}
+
+function parentOf(path: string): string {
+  const cut = path.lastIndexOf('/');
+  return cut < 0 ? '' : path.slice(0, cut);
 }
 
 const MAX_GITIGNORE_BYTES = 1 << 20;
 
 /**
  * Reads a .gitignore without following a link, synchronously: a missing one (the usual case)
- * costs one failed open instead of a trip through the thread pool, which matters when a walk
- * checks thousands of folders. Anything odd (a link, a FIFO, too big) counts as no file.
+ * costs one lstat that answers "none" without building an error, instead of a failed open or a
+ * trip through the thread pool, which matters when a walk checks thousands of folders. Anything
+ * odd (a link, a FIFO, too big) counts as no file.
  */
 function readSmallFileSync(file: string): string | undefined {
   let fd: number | undefined;
   try {
+    if (!lstatSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
     fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.size > MAX_GITIGNORE_BYTES) return undefined;

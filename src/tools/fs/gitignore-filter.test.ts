@@ -1,0 +1,91 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import ignore from 'ignore';
+import { describe, expect, it } from 'vitest';
+import { makeTempDir } from '../../../test/helpers/workspace.js';
+import { GitignoreFilter } from './gitignore-filter.js';
+
+const DIRS = ['', 'a', 'b', 'a/c', 'a/c/d', 'b/tmp'];
+const PATTERNS = ['*.log', '!keep.log', 'c/', '/b', 'd', 'tmp/', '**/tmp', 'x*', 'a/c', '*.md', '# note', ''];
+
+/**
+ * The rule written out directly: a path is ignored when a directory on its way below the search
+ * base is matched (as a directory) by a .gitignore above it, or when the path itself is matched by
+ * a .gitignore of any ancestor; nested files speak relative to their own folder, and lines that
+ * exclude the named base or its ancestors are set aside.
+ */
+function reference(base: string, texts: Map<string, string>, relative: string, isDir: boolean) {
+  const baseParts = base.split('/').filter(Boolean);
+  const matcher = (dir: string) => {
+    const text = texts.get(dir);
+    if (text === undefined) return undefined;
+    const depth = dir === '' ? 0 : dir.split('/').length;
+    const guarded = baseParts.slice(depth).map((_, i, rest) => `${rest.slice(0, i + 1).join('/')}/`);
+    const kept = text.split('\n').filter((line) => {
+      const t = line.trim();
+      if (t === '' || t.startsWith('#') || t.startsWith('!') || depth >= baseParts.length) return true;
+      const one = ignore().add(line);
+      return !guarded.some((g) => one.ignores(g));
+    });
+    return ignore().add(kept.join('\n'));
+  };
+  const parts = relative.split('/');
+  const matchedBelow = (upTo: number, asDir: boolean) => {
+    for (let i = 0; i < upTo; i++) {
+      const rules = matcher(parts.slice(0, i).join('/'));
+      const rest = parts.slice(i, upTo).join('/');
+      if (rules?.ignores(asDir ? `${rest}/` : rest)) return true;
+    }
+    return false;
+  };
+  for (let n = baseParts.length + 1; n < parts.length; n++) if (matchedBelow(n, true)) return true;
+  if (isDir) return parts.length > baseParts.length && matchedBelow(parts.length, true);
+  return matchedBelow(parts.length, false);
+}
+
+describe('GitignoreFilter (Property 24)', () => {
+  it('agrees with the rule written out directly, for any nested .gitignore files and search base', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom(...DIRS), fc.array(fc.constantFrom(...PATTERNS), { maxLength: 4 })),
+        fc.constantFrom('', 'a', 'a/c', 'b'),
+        fc.array(
+          fc.tuple(
+            fc.constantFrom(...DIRS),
+            fc.constantFrom('f.log', 'keep.log', 'x1', 'r.md', 'c', 'd', 'tmp'),
+            fc.boolean(),
+          ),
+          { minLength: 1, maxLength: 12 },
+        ),
+        (gitignores, base, queries) => {
+          const root = makeTempDir();
+          const texts = new Map<string, string>();
+          for (const dir of DIRS) mkdirSync(path.join(root, dir), { recursive: true });
+          for (const [dir, lines] of Object.entries(gitignores)) {
+            texts.set(dir, lines.join('\n'));
+            writeFileSync(path.join(root, dir, '.gitignore'), lines.join('\n'));
+          }
+          const filter = new GitignoreFilter(root, base);
+          for (const [dir, name, isDir] of queries) {
+            const relative = dir ? `${dir}/${name}` : name;
+            expect(filter.ignores(relative, isDir), `${relative} (dir: ${isDir}, base: "${base}")`).toBe(
+              reference(base, texts, relative, isDir),
+            );
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('untidy spellings of a path (leading, trailing, doubled slashes) get the same answer', () => {
+    const root = makeTempDir();
+    mkdirSync(path.join(root, 'a/c'), { recursive: true });
+    writeFileSync(path.join(root, '.gitignore'), 'c/\n*.log\n');
+    const filter = new GitignoreFilter(root);
+    for (const p of ['a/c/x', '/a/c/x', 'a//c/x', 'a/c/x/']) expect(filter.ignores(p), p).toBe(true);
+    for (const p of ['a/x.log', '//a/x.log']) expect(filter.ignores(p), p).toBe(true);
+    for (const p of ['a/x.txt', 'a//x.txt/']) expect(filter.ignores(p), p).toBe(false);
+  });
+});
