@@ -1,7 +1,10 @@
-import { type ReadCache, type ReadRecord, sha256 } from '../tools/fs/read-cache.js';
+import type { ReadCache, ReadRecord } from '../tools/fs/read-cache.js';
 import type { Journal } from './journal.js';
 
-/** The read-before-write cache of one session, kept in the journal so it survives restarts. */
+/**
+ * The read-before-write cache of one session, kept in the journal so it survives restarts. It has no
+ * `recordContent`: each hash is computed at once, so the row is durable when the call's result is.
+ */
 export class JournalReadCache implements ReadCache {
   constructor(
     private readonly journal: Journal,
@@ -14,11 +17,6 @@ export class JournalReadCache implements ReadCache {
 
   record(canonicalPath: string, sha256: string, at = Date.now()): void {
     this.journal.putReadRecord(this.session, canonicalPath, { sha256, readAt: at });
-  }
-
-  /** Hashed at once: the journal's copy must be durable when the call's result is. */
-  recordContent(canonicalPath: string, content: Uint8Array | string, at = Date.now()): void {
-    this.record(canonicalPath, sha256(content), at);
   }
 
   forget(canonicalPath: string): void {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MemoryReadCache, sha256 } from './read-cache.js';
+import { MemoryReadCache, type ReadCache, type ReadRecord, sha256 } from './read-cache.js';
+import { StaleGuard } from './stale-guard.js';
 
 describe('MemoryReadCache (FR-TOOL-PATCH-02c: content hash at last read)', () => {
   it('a recorded read gives the SHA-256 of exactly that content, however it was recorded', () => {
@@ -71,5 +72,20 @@ describe('MemoryReadCache (FR-TOOL-PATCH-02c: content hash at last read)', () =>
         for (const p of ['a', 'b', 'c']) expect(cache.get(p)?.sha256).toBe(model.get(p));
       }),
     );
+  });
+
+  it('a cache without recordContent (record only) still gets the hash of what was read', () => {
+    const rows = new Map<string, ReadRecord>();
+    const plain: ReadCache = {
+      get: (p) => rows.get(p),
+      record: (p, hash, at = 0) => void rows.set(p, { sha256: hash, readAt: at }),
+      forget: (p) => void rows.delete(p),
+    };
+    const target = { input: 'a', absolute: '/w/a', root: '/w', relative: 'a' };
+    const guard = new StaleGuard(plain);
+    guard.remember(target, Buffer.from('seen'));
+    expect(rows.get('/w/a')?.sha256).toBe(sha256('seen'));
+    expect(() => guard.check(target, Buffer.from('seen'))).not.toThrow();
+    expect(() => guard.check(target, Buffer.from('changed'))).toThrow(/changed since it was last read/);
   });
 });

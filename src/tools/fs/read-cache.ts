@@ -15,9 +15,18 @@ export interface ReadRecord {
 export interface ReadCache {
   get(canonicalPath: string): ReadRecord | undefined;
   record(canonicalPath: string, sha256: string, at?: number): void;
-  /** Records the hash of `content` (which must not change afterwards); it may be computed later. */
-  recordContent(canonicalPath: string, content: Uint8Array | string, at?: number): void;
+  /**
+   * Records the hash of `content` (which must not change afterwards), possibly computed later.
+   * Optional: without it the hash is computed at once and given to `record`.
+   */
+  recordContent?(canonicalPath: string, content: Uint8Array | string, at?: number): void;
   forget(canonicalPath: string): void;
+}
+
+/** Content read and not hashed yet, with when it was read. */
+interface Unhashed {
+  content: Uint8Array | string;
+  at: number;
 }
 
 /** Most bytes of read content the memory cache holds unhashed; beyond it the oldest are hashed. */
@@ -29,7 +38,7 @@ const MAX_UNHASHED_BYTES = 8 * 1024 * 1024;
  */
 export class MemoryReadCache implements ReadCache {
   readonly #entries = new Map<string, ReadRecord>();
-  readonly #unhashed = new Map<string, { content: Uint8Array | string; at: number }>();
+  readonly #unhashed = new Map<string, Unhashed>();
   #unhashedBytes = 0;
 
   get(canonicalPath: string): ReadRecord | undefined {
@@ -66,7 +75,7 @@ export class MemoryReadCache implements ReadCache {
     this.#unhashedBytes -= pending.content.length;
   }
 
-  #hash(canonicalPath: string, pending: { content: Uint8Array | string; at: number }): void {
+  #hash(canonicalPath: string, pending: Unhashed): void {
     this.#drop(canonicalPath);
     this.#entries.set(canonicalPath, { sha256: sha256(pending.content), readAt: pending.at });
   }

@@ -36,7 +36,10 @@ export class StaleGuard {
 
   /** After our own successful write the session knows the new content: no re-read needed. */
   remember(target: ResolvedPath, content: Uint8Array | string): void {
-    this.#cache?.recordContent(target.absolute, content);
+    const cache = this.#cache;
+    if (!cache) return;
+    if (cache.recordContent) cache.recordContent(target.absolute, content);
+    else cache.record(target.absolute, sha256(content));
   }
 
   /** As `remember`, for a hash computed while the file was streamed. */
