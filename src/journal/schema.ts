@@ -68,17 +68,28 @@ const MIGRATIONS: readonly string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/**
+ * Brings the file to SCHEMA_VERSION. Safe when many processes open a new file at once: the version
+ * is read again inside each write transaction (BEGIN IMMEDIATE takes the write lock first), so a
+ * migration another process finished while this one waited is skipped, never run twice.
+ */
 export function migrate(db: BetterSqlite3.Database): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA_VERSION) {
-    throw new Error(
-      `the journal has schema version ${version}, newer than this toolgate understands (${SCHEMA_VERSION}); upgrade toolgate`,
-    );
-  }
-  for (let v = version; v < SCHEMA_VERSION; v++) {
+  const readVersion = () => db.pragma('user_version', { simple: true }) as number;
+  const refuseNewer = (version: number) => {
+    if (version > SCHEMA_VERSION) {
+      throw new Error(
+        `the journal has schema version ${version}, newer than this toolgate understands (${SCHEMA_VERSION}); upgrade toolgate`,
+      );
+    }
+  };
+  refuseNewer(readVersion());
+  while (readVersion() < SCHEMA_VERSION) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[v] as string);
-      db.pragma(`user_version = ${v + 1}`);
-    })();
+      const version = readVersion();
+      refuseNewer(version);
+      if (version >= SCHEMA_VERSION) return;
+      db.exec(MIGRATIONS[version] as string);
+      db.pragma(`user_version = ${version + 1}`);
+    }).immediate();
   }
 }

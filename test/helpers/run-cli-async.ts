@@ -18,21 +18,23 @@ export function runCliAsync(
   options: {
     cwd?: string;
     env?: Record<string, string>;
+    /** Written to stdin, which is then closed (without it stdin is closed from the start). */
+    input?: string;
     onStart?: (child: ReturnType<typeof spawn>) => void;
   } = {},
 ): Promise<AsyncCliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(REPO, 'bin', 'toolgate.js'), ...args], {
       cwd: options.cwd ?? REPO,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       env: { ...process.env, FORCE_COLOR: '0', ...options.env },
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
+    child.stdout?.on('data', (c: Buffer) => {
       stdout += c.toString('utf8');
     });
-    child.stderr.on('data', (c: Buffer) => {
+    child.stderr?.on('data', (c: Buffer) => {
       stderr += c.toString('utf8');
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
@@ -41,6 +43,7 @@ export function runCliAsync(
       clearTimeout(timer);
       resolve({ status, signal, stdout, stderr });
     });
+    if (options.input !== undefined) child.stdin?.end(options.input);
     options.onStart?.(child);
   });
 }
