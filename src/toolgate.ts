@@ -3,7 +3,7 @@ import path from 'node:path';
 import { approveBatch } from './approval/approve-batch.js';
 import type { ToolgateConfig } from './config/config-schema.js';
 import { defaultConfig } from './config/load-config.js';
-import { type Approver, denyAll } from './core/confirmation.js';
+import { type Approver, denyWith } from './core/confirmation.js';
 import { type Grant, type GrantScope, type GrantStore, grantPrefix, MemoryGrantStore } from './core/grant.js';
 import { errorResult } from './core/make-result.js';
 import type { PlannedCall } from './core/planned-call.js';
@@ -18,6 +18,7 @@ import { JournalRateCounter } from './journal/journal-rate-counter.js';
 import { JournalReadCache } from './journal/journal-read-cache.js';
 import { planBatch } from './plan/plan-batch.js';
 import { SchemaValidator } from './plan/schema-validator.js';
+import { hintForAsk } from './policy/allow-hint.js';
 import { PolicyEngine } from './policy/policy-engine.js';
 import { type RateCounter, SlidingWindowCounter } from './policy/rate-limiter.js';
 import { type BatchObserver, executeBatch } from './run/execute-batch.js';
@@ -81,6 +82,8 @@ export class Toolgate {
   readonly journal: Journal | undefined;
   readonly session: string;
   readonly #grants: GrantStore;
+  /** The config file in use, or where one would be read (named in denials that say how to allow). */
+  readonly configWhere: string;
 
   constructor(options: ToolgateOptions = {}) {
     this.config = options.config ?? defaultConfig();
@@ -104,6 +107,9 @@ export class Toolgate {
       deniedFiles,
     });
     this.policy = new PolicyEngine(this.config.tools, options.configFile);
+    this.configWhere = options.configFile
+      ? path.resolve(baseDir, options.configFile)
+      : `toolgate.toml (none is in use: create ${path.join(this.sandbox.roots[0] ?? baseDir, 'toolgate.toml')})`;
     const builtins =
       options.builtins === false
         ? []
@@ -121,7 +127,9 @@ export class Toolgate {
         : new MemoryGrantStore());
     this.#rates =
       options.rates ?? (this.journal ? new JournalRateCounter(this.journal) : new SlidingWindowCounter());
-    this.#approver = options.approver ?? denyAll;
+    this.#approver =
+      options.approver ??
+      denyWith('nobody was asked: no approver is set (createToolgate({ approver })), so confirmations are denied');
   }
 
   #defaultReadCache(): ReadCache {
@@ -192,6 +200,7 @@ export class Toolgate {
         maxArgsBytes: tools.max_tool_args_bytes,
       },
       grants: this.#listGrants(),
+      configWhere: this.configWhere,
     });
   }
 
@@ -261,6 +270,7 @@ export class Toolgate {
       ? await approveBatch(planned, options.approver ?? this.#approver, {
           timeoutMs: tools.approval.timeout_seconds * 1000,
           remember: (p, scope) => this.#remember(p, scope),
+          allowHint: (request) => hintForAsk(request, this.configWhere),
           ...(options.signal ? { signal: options.signal } : {}),
         })
       : planned;

@@ -72,6 +72,28 @@ describe('approveBatch', () => {
     expect(kinds(out)).toEqual(['resolved', 'execute', 'resolved']);
   });
 
+  it('a denial says why nobody approved, why it was asked, and the config line that would allow it', async () => {
+    const [out] = await approveBatch(
+      [planned('1', 'ask')],
+      async () => ({ kind: 'deny_all', reason: 'nobody was asked: --approve none' }),
+      { timeoutMs: 1000, allowHint: (r) => `add "${r.toolName}" to [tools.approval] allowlist in x.toml` },
+    );
+    const result = out?.disposition.kind === 'resolved' ? out.disposition.result : undefined;
+    expect(result?.error).toEqual({
+      type: 'Denied',
+      message:
+        'denied: nobody was asked: --approve none. It needed approval because r (r); to let it run without asking: add "t" to [tools.approval] allowlist in x.toml. Do not retry it unchanged',
+    });
+    expect(result?.metadata).toEqual({
+      denial: {
+        kind: 'not_approved',
+        reason: 'nobody was asked: --approve none',
+        rule: 'r',
+        allow: 'add "t" to [tools.approval] allowlist in x.toml',
+      },
+    });
+  });
+
   it('no answer in time is a denial', async () => {
     const out = await approveBatch([planned('1', 'ask')], () => new Promise(() => {}), { timeoutMs: 20 });
     const d = out[0]?.disposition;

@@ -1,4 +1,5 @@
 import type { ApprovalDecision, Approver, ConfirmationRequest } from '../core/confirmation.js';
+import { denialMetadata } from '../core/denial.js';
 import type { GrantScope } from '../core/grant.js';
 import { errorResult } from '../core/make-result.js';
 import type { PlannedCall } from '../core/planned-call.js';
@@ -16,6 +17,8 @@ export async function approveBatch(
     timeoutMs: number;
     /** Called for each approved call the person asked to always allow (a grant with that scope). */
     remember?: (planned: PlannedCall, scope: Exclude<GrantScope, 'once'>) => void;
+    /** The config line that would let a call run without asking (named in its denial). */
+    allowHint?: (request: ConfirmationRequest) => string | undefined;
   },
 ): Promise<PlannedCall[]> {
   const requests: ConfirmationRequest[] = [];
@@ -33,11 +36,24 @@ export async function approveBatch(
       if (scope) options.remember?.(p, scope);
       return { ...p, disposition: { kind: 'execute' } };
     }
+    const { request } = p.disposition;
+    const hint = options.allowHint?.(request);
+    // What the model (and a person reading the result) needs: why it was not run, why it was asked
+    // at all, and what would let it run.
+    const message = `denied: ${why}. It needed approval because ${request.reason} (${request.rule})${
+      hint ? `; to let it run without asking: ${hint}` : ''
+    }. Do not retry it unchanged`;
+    const denial = denialMetadata({
+      kind: 'not_approved',
+      reason: why,
+      rule: request.rule,
+      ...(hint ? { allow: hint } : {}),
+    });
     return {
       ...p,
       disposition: {
         kind: 'resolved',
-        result: errorResult(p.call.id, p.call.name, 'Denied', `denied: ${why}; do not retry it unchanged`),
+        result: errorResult(p.call.id, p.call.name, 'Denied', message, 0, denial),
       },
     };
   });

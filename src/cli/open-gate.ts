@@ -1,4 +1,4 @@
-import { type Approver, approveAll, denyAll } from '../core/confirmation.js';
+import { type Approver, approveAll, denyWith } from '../core/confirmation.js';
 import type { Journal } from '../journal/journal.js';
 import { createToolgate, type Toolgate } from '../toolgate.js';
 import { journalPath, openJournalOrStop } from './open-journal.js';
@@ -27,10 +27,22 @@ export interface OpenGate {
  */
 export function approverFor(approve: string): { approver: Approver; close: () => void } {
   if (approve === 'all') return { approver: approveAll, close: () => {} };
-  if (approve === 'none') return { approver: denyAll, close: () => {} };
+  if (approve === 'none') {
+    return {
+      approver: denyWith(
+        'nobody was asked: --approve none (the default when not at a terminal) denies every confirmation; run at a terminal to be asked, or pass --approve all',
+      ),
+      close: () => {},
+    };
+  }
   if (approve !== 'ask') throw new UsageError(`--approve must be ask, all or none (got "${approve}")`);
   const terminal = openTerminal();
-  if (!terminal) return { approver: denyAll, close: () => {} };
+  if (!terminal) {
+    return {
+      approver: denyWith('nobody was asked: --approve ask needs a terminal and there is none'),
+      close: () => {},
+    };
+  }
   return {
     approver: terminalApprover(terminal),
     close: () => {

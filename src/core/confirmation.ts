@@ -38,7 +38,9 @@ export type Approver = (
 ) => Promise<ApprovalDecision>;
 
 export const approveAll: Approver = async () => ({ kind: 'approve_all' });
-export const denyAll: Approver = async () => ({
-  kind: 'deny_all',
-  reason: 'no one was available to approve it',
-});
+/** Denies every confirmation, saying why nobody could approve it. */
+export function denyWith(reason: string): Approver {
+  return async () => ({ kind: 'deny_all', reason });
+}
+
+export const denyAll: Approver = denyWith('no one was available to approve it');

@@ -1,21 +1,20 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { ApprovalDecision, Approver, ConfirmationRequest } from '../core/confirmation.js';
+import type { ApprovalDecision, Approver } from '../core/confirmation.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 
-/** The config line that would allow a call without asking, for clients that cannot ask. */
-export function allowHint(request: ConfirmationRequest): string {
-  if (request.toolName === 'run_command') {
-    return `add the command to [tools.run_command] allow in toolgate.toml (e.g. allow = ["${request.detail?.split(/\s|⏎/)[0] ?? 'git status'}"])`;
-  }
-  if (request.rule.startsWith('tool ') || request.risk === 'high') {
-    return `add an allow rule with conditions to toolgate.toml: [[tools.policy.rules]] tool = "${request.toolName}", action = "allow", conditions = [...]`;
-  }
-  return `add "${request.toolName}" to [tools.approval] allowlist in toolgate.toml`;
-}
+/**
+ * What each elicitation answer means. A host may decline or cancel without showing anyone the
+ * question (Codex and Claude Code in headless runs do), so the words do not claim a person did.
+ */
+const ELICITATION_OUTCOME = {
+  accept: 'the approval form came back without approving it',
+  decline: 'the MCP client declined the approval request (it may not have shown it to anyone)',
+  cancel: 'the MCP client cancelled the approval request (it may not have shown it to anyone)',
+} as const;
 
 /**
  * Approvals over MCP (issue #6): with elicitation, each batch's confirmations become one form the
- * person answers; without it, a denial that says which config line would allow the call. Never a
+ * person answers; without it, a denial (the pipeline adds the config line that would allow the call). Never a
  * silent allow: a declined, cancelled or failed elicitation is a denial.
  */
 export function mcpApprover(server: Server): Approver {
@@ -23,7 +22,7 @@ export function mcpApprover(server: Server): Approver {
     if (!server.getClientCapabilities()?.elicitation) {
       return {
         kind: 'deny_all',
-        reason: `this MCP client cannot ask for approval (no elicitation); to allow it: ${requests.map(allowHint).join('; ')}`,
+        reason: 'this MCP client cannot ask anyone for approval (it does not support elicitation)',
       };
     }
     const lines = requests.map((r, i) => {
@@ -45,13 +44,7 @@ export function mcpApprover(server: Server): Approver {
         { signal },
       );
       if (answer.action === 'accept' && answer.content?.approve === true) return { kind: 'approve_all' };
-      return {
-        kind: 'deny_all',
-        reason:
-          answer.action === 'accept'
-            ? 'the user did not approve it'
-            : `the user ${answer.action}ed the request`,
-      };
+      return { kind: 'deny_all', reason: ELICITATION_OUTCOME[answer.action] };
     } catch (error) {
       return { kind: 'deny_all', reason: `the approval request failed (${(error as Error).message})` };
     }

@@ -1,7 +1,9 @@
+import { symlinkSync } from 'node:fs';
+import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { testTool } from '../../test/helpers/tools.js';
-import { useWorkspace } from '../../test/helpers/workspace.js';
+import { makeTempDir, useWorkspace } from '../../test/helpers/workspace.js';
 import { validateConfig } from '../config/load-config.js';
 import type { PlannedCall } from '../core/planned-call.js';
 import type { ToolCall } from '../core/tool-call.js';
@@ -48,6 +50,85 @@ describe('planBatch', () => {
     const planned = gate({ max_tool_calls_per_batch: 2 }).plan([call('1'), call('2'), call('3'), call('4')]);
     expect(kinds(planned)).toEqual(['execute', 'execute', 'resolved', 'resolved']);
     expect(errorType(planned[2])).toBe('LimitExceeded');
+  });
+
+  it('T-LIM-01: past the limit a call still reports its own mistake, and the limit names its config key', () => {
+    const planned = gate({ max_tool_calls_per_batch: 2 }).plan([
+      call('1'),
+      call('2'),
+      call('1'), // a duplicate id past the limit
+      call('4', 'echo', '{not json'),
+      call('5', 'nope'),
+      call('6'),
+    ]);
+    expect(planned.map(errorType)).toEqual([
+      undefined,
+      undefined,
+      'DuplicateToolCallId',
+      'BadArgs',
+      'UnknownTool',
+      'LimitExceeded',
+    ]);
+    const last = planned[5]?.disposition;
+    expect(last?.kind === 'resolved' && last.result.content).toMatch(
+      /call 6 of 6 and at most 2 run; .*\[tools\] max_tool_calls_per_batch raises the limit/,
+    );
+    expect(last?.kind === 'resolved' && last.result.metadata?.denial).toMatchObject({
+      kind: 'limits_exceeded',
+      rule: 'tools.max_tool_calls_per_batch',
+    });
+  });
+
+  it('NFR-ERR-02: a denial carries its structured reason: rule, attempted and resolved path or pattern', () => {
+    ws.file('secrets/key.txt', 'k');
+    const g = createToolgate({
+      config: validateConfig({
+        tools: { sandbox: { denied_patterns: ['**/secrets/**'] }, approval: { denylist: ['writer'] } },
+      }),
+      roots: [ws.dir()],
+      builtins: false,
+      tools: [
+        testTool('reader', undefined, { path: true }),
+        testTool('writer', undefined, { tier: 'side_effecting' }),
+      ],
+    });
+    const [outside, pattern, denylisted] = g.plan([
+      call('1', 'reader', { path: '/etc/passwd' }),
+      call('2', 'reader', { path: 'secrets/key.txt' }),
+      call('3', 'writer'),
+    ]);
+    const denial = (p: PlannedCall | undefined) =>
+      p?.disposition.kind === 'resolved' ? p.disposition.result.metadata?.denial : undefined;
+    expect(denial(outside)).toMatchObject({
+      kind: 'path_outside_sandbox',
+      rule: 'tools.sandbox',
+      attempted: '/etc/passwd',
+    });
+    expect(denial(pattern)).toMatchObject({
+      kind: 'denied_pattern',
+      attempted: 'secrets/key.txt',
+      resolved: 'secrets/key.txt',
+      pattern: '**/secrets/**',
+    });
+    expect(denial(denylisted)).toMatchObject({
+      kind: 'denylisted',
+      rule: 'tools.approval.denylist',
+      allow: expect.stringContaining('remove "writer" from [tools.approval] denylist'),
+    });
+  });
+
+  it('NFR-ERR-02: a path that resolves outside the roots names what it resolved to', () => {
+    const outside = makeTempDir();
+    symlinkSync(outside, path.join(ws.dir(), 'link'));
+    const [p] = gate().plan([call('1', 'reader', { path: 'link/x.txt' })]);
+    expect(p?.disposition.kind === 'resolved' && p.disposition.result.metadata?.denial).toEqual({
+      kind: 'path_outside_sandbox',
+      reason: expect.stringContaining('resolves outside the allowed roots'),
+      rule: 'tools.sandbox',
+      file: '(built-in defaults)',
+      attempted: 'link/x.txt',
+      resolved: path.join(outside, 'x.txt'),
+    });
   });
 
   it('FR-LIM-03: arguments over max_tool_args_bytes are LimitExceeded', () => {

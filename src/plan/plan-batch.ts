@@ -1,5 +1,6 @@
 import type { CommandFacts } from '../core/command-facts.js';
 import type { ConfirmationRequest } from '../core/confirmation.js';
+import { type Denial, denialMetadata } from '../core/denial.js';
 import type { Grant } from '../core/grant.js';
 import { errorResult } from '../core/make-result.js';
 import type { PlannedCall } from '../core/planned-call.js';
@@ -8,6 +9,7 @@ import type { ToolCall } from '../core/tool-call.js';
 import type { ToolLocation } from '../core/tool-definition.js';
 import { ToolError } from '../core/tool-error.js';
 import { capSummary, redactSecrets } from '../output/redact-secrets.js';
+import { hintForDenial } from '../policy/allow-hint.js';
 import type { PolicyEngine, PolicyInput } from '../policy/policy-engine.js';
 import type { RateCounter } from '../policy/rate-limiter.js';
 import type { ResolvedPath, Sandbox } from '../sandbox/sandbox.js';
@@ -31,6 +33,8 @@ export interface PlanDeps {
   now?: number;
   /** Standing grants of this session and project ("always allow" answers). */
   grants?: readonly Grant[];
+  /** The config file in use, or where one would be read: named in denials that say how to allow. */
+  configWhere?: string;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -55,20 +59,19 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
       type: Parameters<typeof errorResult>[2],
       message: string,
       extra: Partial<PlannedCall> = {},
+      denial?: Denial,
     ) => ({
       call,
       index,
       ...extra,
-      disposition: { kind: 'resolved' as const, result: errorResult(call.id, call.name, type, message) },
+      disposition: {
+        kind: 'resolved' as const,
+        result: errorResult(call.id, call.name, type, message, 0, denial && denialMetadata(denial)),
+      },
     });
     if (deps.limits.mode === 'disabled') {
-      return resolve('Denied', 'tools are disabled (tools.mode = "disabled"); no tool calls are run');
-    }
-    if (index >= deps.limits.maxCallsPerBatch) {
-      return resolve(
-        'LimitExceeded',
-        `too many tool calls in one batch: at most ${deps.limits.maxCallsPerBatch} run (max_tool_calls_per_batch); send the rest in a later turn`,
-      );
+      const reason = 'tools are disabled (tools.mode = "disabled"); no tool calls are run';
+      return resolve('Denied', reason, {}, { kind: 'disabled', reason, rule: 'tools.mode' });
     }
     const duplicate = seen.has(call.id);
     seen.add(call.id);
@@ -82,7 +85,9 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
     if (bytes > deps.limits.maxArgsBytes) {
       return resolve(
         'LimitExceeded',
-        `arguments are ${bytes} bytes, more than the ${deps.limits.maxArgsBytes} allowed (max_tool_args_bytes)`,
+        `arguments are ${bytes} bytes, more than the ${deps.limits.maxArgsBytes} allowed ([tools] max_tool_args_bytes raises it)`,
+        {},
+        { kind: 'limits_exceeded', reason: 'arguments too large', rule: 'tools.max_tool_args_bytes' },
       );
     }
     const tool = deps.registry.get(call.name);
@@ -136,6 +141,18 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
         ? error.message
         : `invalid arguments: ${(error as Error).message}`;
       return resolve('BadArgs', message, { tool });
+    }
+    // Past the batch limit a call is not run, but its own mistakes (checked above) are still the
+    // more useful thing to report.
+    if (index >= deps.limits.maxCallsPerBatch) {
+      const max = deps.limits.maxCallsPerBatch;
+      const reason = `too many tool calls in one batch: this is call ${index + 1} of ${calls.length} and at most ${max} run`;
+      return resolve(
+        'LimitExceeded',
+        `${reason}; send the rest in a later turn ([tools] max_tool_calls_per_batch raises the limit)`,
+        { tool, args, summary },
+        { kind: 'limits_exceeded', reason, rule: 'tools.max_tool_calls_per_batch' },
+      );
     }
     if (deps.limits.mode === 'parse_only') {
       return resolve(
@@ -193,11 +210,17 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
     if (!sandboxError) planned.paths = paths;
     if (decision.action === 'deny') {
       const type = decision.errorType ?? 'Denied';
+      const hint = deps.configWhere ? hintForDenial(decision, tool.name, deps.configWhere) : undefined;
       const message =
         type === 'SandboxViolation'
           ? decision.reason
-          : `denied by policy: ${decision.reason} (${decision.rule} in ${decision.file})`;
-      planned.disposition = { kind: 'resolved', result: errorResult(call.id, call.name, type, message) };
+          : `denied by policy: ${decision.reason} (${decision.rule} in ${decision.file})${hint ? `; to allow it: ${hint}` : ''}`;
+      const denial = denialOf(decision, locations, paths, sandboxError);
+      if (hint) denial.allow = hint;
+      planned.disposition = {
+        kind: 'resolved',
+        result: errorResult(call.id, call.name, type, message, 0, denialMetadata(denial)),
+      };
       return planned;
     }
     inBatch.set(tool.name, (inBatch.get(tool.name) ?? 0) + 1);
@@ -217,4 +240,33 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
     }
     return planned;
   });
+}
+
+/** The structured reason of a policy denial (NFR-ERR-02): rule, file, and the paths involved. */
+function denialOf(
+  decision: { reason: string; rule: string; file: string; errorType?: string },
+  locations: readonly ToolLocation[],
+  paths: readonly ResolvedPath[],
+  sandboxError: ToolError | undefined,
+): Denial {
+  const base = { reason: decision.reason, rule: decision.rule, file: decision.file };
+  if (decision.errorType === 'SandboxViolation') {
+    const meta = sandboxError?.metadata ?? {};
+    const attempted = typeof meta.attempted === 'string' ? meta.attempted : locations[paths.length]?.path;
+    const denial: Denial = {
+      ...base,
+      kind: typeof meta.pattern === 'string' ? 'denied_pattern' : 'path_outside_sandbox',
+    };
+    if (attempted !== undefined) denial.attempted = attempted;
+    if (typeof meta.resolved === 'string') denial.resolved = meta.resolved;
+    if (typeof meta.pattern === 'string') denial.pattern = meta.pattern;
+    return denial;
+  }
+  if (decision.rule === 'tools.approval.denylist') return { ...base, kind: 'denylisted' };
+  if (decision.rule === 'tools.approval.enabled') return { ...base, kind: 'disabled' };
+  if (decision.errorType === 'LimitExceeded') return { ...base, kind: 'limits_exceeded' };
+  const first = paths[0];
+  return first
+    ? { ...base, kind: 'policy', attempted: first.input, resolved: first.relative }
+    : { ...base, kind: 'policy' };
 }

@@ -134,11 +134,15 @@ export class Sandbox {
     if (denied !== undefined) {
       throw violation(`path "${relative}" is denied by the pattern "${denied}"`, {
         attempted: input,
+        resolved: relative,
         pattern: denied,
       });
     }
     if (this.#deniedFiles.has(absolute)) {
-      throw violation(`path "${relative}" is toolgate's own configuration or state and cannot be accessed`);
+      throw violation(`path "${relative}" is toolgate's own configuration or state and cannot be accessed`, {
+        attempted: input,
+        resolved: relative,
+      });
     }
     return resolved;
   }
@@ -179,7 +183,10 @@ export class Sandbox {
     // 6. containment
     const index = this.#rootIndex(absolute);
     if (index < 0) {
-      throw violation(`path "${input}" resolves outside the allowed roots`, { attempted: input });
+      throw violation(`path "${input}" resolves outside the allowed roots`, {
+        attempted: input,
+        resolved: absolute,
+      });
     }
     const root = this.roots[index] as string;
     const relative =

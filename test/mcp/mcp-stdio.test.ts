@@ -118,10 +118,15 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
     expect(text(denied)).toMatch(/denied/);
     expect(existsSync(path.join(root, 'n.txt'))).toBe(false);
     const declined = await connect({ root, elicit: () => 'decline' });
-    expect(
-      (await declined.client.callTool({ name: 'write_file', arguments: { path: 'd.txt', content: 'D' } }))
-        .isError,
-    ).toBe(true);
+    const d = await declined.client.callTool({
+      name: 'write_file',
+      arguments: { path: 'd.txt', content: 'D' },
+    });
+    expect(d.isError).toBe(true);
+    // Says what happened (without claiming a person saw it) and how to allow it without asking.
+    expect(text(d)).toMatch(
+      /the MCP client declined the approval request .*\[tools\.approval\] allowlist in toolgate\.toml/,
+    );
     expect(existsSync(path.join(root, 'd.txt'))).toBe(false);
   });
 
@@ -130,7 +135,9 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
     const { client } = await connect({ root });
     const r = await client.callTool({ name: 'write_file', arguments: { path: 'x.txt', content: 'x' } });
     expect(r.isError).toBe(true);
-    expect(text(r)).toMatch(/cannot ask for approval .*\[tools\.approval\] allowlist/);
+    expect(text(r)).toMatch(
+      /cannot ask anyone for approval .*because "write_file" has side effects.*add "write_file" to \[tools\.approval\] allowlist in toolgate\.toml \(none is in use: create .*toolgate\.toml\)/,
+    );
     expect(existsSync(path.join(root, 'x.txt'))).toBe(false);
   });
 

@@ -1,0 +1,33 @@
+import type { ConfirmationRequest } from '../core/confirmation.js';
+import type { PolicyDecision } from '../core/policy-decision.js';
+
+/**
+ * The config line that would let a call run without asking (for a call that was asked and not
+ * approved) or at all (for a denial), so a denial always says how to allow what was meant. `where`
+ * names the config file in use, or where one would be read.
+ */
+export function hintForAsk(request: ConfirmationRequest, where: string): string {
+  const { toolName: tool, rule } = request;
+  if (tool === 'run_command') {
+    const program = request.detail?.split(/\s|⏎/)[0] || 'git';
+    return `add the command to [tools.run_command] allow in ${where} (e.g. allow = ["${program}"]), or approve it when asked`;
+  }
+  if (rule.startsWith('tools.policy.rules[')) return `change ${rule} (action = "ask") in ${where}`;
+  if (rule.startsWith('tools.governance')) return `change ${rule} in ${where}`;
+  if (rule.startsWith('tool ') || request.risk === 'high') {
+    return `add an allow rule with conditions to ${where}: [[tools.policy.rules]] tool = "${tool}", action = "allow", conditions = [...]`;
+  }
+  return `add "${tool}" to [tools.approval] allowlist in ${where}`;
+}
+
+/** For a policy denial: what to change, or undefined where nothing should (the sandbox). */
+export function hintForDenial(decision: PolicyDecision, tool: string, where: string): string | undefined {
+  const { rule } = decision;
+  if (decision.errorType === 'SandboxViolation' || rule === 'fail-closed') return undefined;
+  if (rule === 'tools.approval.denylist')
+    return `remove "${tool}" from [tools.approval] denylist in ${where}`;
+  if (rule === 'tools.approval.enabled') return `set [tools.approval] enabled = true in ${where}`;
+  if (rule === 'tools.approval.mode') return `add "${tool}" to [tools.approval] allowlist in ${where}`;
+  if (rule.startsWith('tools.')) return `change ${rule} in ${where}`;
+  return undefined;
+}
