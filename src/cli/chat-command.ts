@@ -29,6 +29,17 @@ async function loadInteractiveUi() {
 }
 
 /**
+ * The command that lists and settles this journal's unfinished batches: plain `toolgate recover`
+ * finds the same journal only when nothing moved it (no --journal, --root or --config).
+ */
+function recoverCommand(options: ChatOptions, location: string): string {
+  const moved = typeof options.journal === 'string' || (options.root?.length ?? 0) > 0 || options.config;
+  if (!moved) return 'toolgate recover';
+  const quoted = /^[\w@%+=:,./-]+$/.test(location) ? location : `'${location.replaceAll("'", "'\\''")}'`;
+  return `toolgate recover --journal ${quoted}`;
+}
+
+/**
  * `toolgate chat`: the interactive terminal UI (ink). Approvals, recovery and parse-only results
  * are asked on screen; everything else is the same loop as `toolgate run`.
  */
@@ -48,11 +59,12 @@ export async function runChat(options: ChatOptions): Promise<number> {
       gate,
       history: journal ? loadConversation(journal, gate.session) : [],
       turn,
+      ...(journal ? { recoverCommand: recoverCommand(options, journal.location) } : {}),
     });
     const instance = render(
       createElement(ChatApp, {
         controller,
-        title: `${provider.name} · ${provider.model} · session ${gate.session}`,
+        title: { provider: provider.name, model: provider.model, session: gate.session },
       }),
       { exitOnCtrlC: false },
     );

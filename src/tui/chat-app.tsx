@@ -4,6 +4,9 @@ import type { ApprovalDecision, ConfirmationRequest } from '../core/confirmation
 import type { BatchRecord } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import type { CallView, ChatController, ChatState } from './chat-controller.js';
+import { chatMode } from './chat-mode.js';
+import { type ChatTitle, statusLine } from './status-line.js';
+import { useColumns } from './use-columns.js';
 
 const RISK_COLOR = { low: 'green', medium: 'yellow', high: 'red' } as const;
 const MARK = { pending: '·', running: '…', ok: '✓', failed: '✗', skipped: '⊘' } as const;
@@ -75,7 +78,7 @@ function ApprovalPrompt({
       <Text>
         {picking
           ? '↑/↓ move · space choose · enter run the chosen · esc back'
-          : '[a] approve all · [d] deny all · [p] pick calls · [s] always allow (session) · [g] always allow (project)'}
+          : '[a] approve all · [d] deny all · [p] pick calls · [s] always allow (session) · [g] always allow (project) · [esc] cancel the turn'}
       </Text>
     </Box>
   );
@@ -86,7 +89,7 @@ function RecoveryPrompt({ batches }: { batches: readonly BatchRecord[] }) {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>
       <Text bold color="magenta">
-        A previous run was interrupted with an unfinished batch
+        An earlier run of this session was interrupted with an unfinished batch
       </Text>
       {batches.map((b) => (
         <Box key={b.id} flexDirection="column">
@@ -103,7 +106,7 @@ function RecoveryPrompt({ batches }: { batches: readonly BatchRecord[] }) {
   );
 }
 
-export function ChatApp({ controller, title }: { controller: ChatController; title?: string }) {
+export function ChatApp({ controller, title }: { controller: ChatController; title?: ChatTitle }) {
   const state: ChatState = useSyncExternalStore(
     (listener) => controller.subscribe(listener),
     () => controller.state,
@@ -120,6 +123,8 @@ export function ChatApp({ controller, title }: { controller: ChatController; tit
   const [cursor, setCursor] = useState(0);
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
   const [scroll, setScroll] = useState(0);
+  const columns = useColumns();
+  const mode = chatMode(state, picking);
   const running = state.calls.some((c) => c.state === 'running');
   const spinner = useSpinner(running || (state.busy && !state.approval && !state.pending));
 
@@ -137,40 +142,44 @@ export function ChatApp({ controller, title }: { controller: ChatController; tit
   const maxScroll = Math.max(0, state.output.length - OUTPUT_ROWS);
   const offset = Math.min(scroll, maxScroll);
 
+  // Each mode's keys, exactly as the status line describes them (status-line.ts).
   useInput((text, key) => {
-    if (state.recovery) {
-      if (text === 'r') controller.answerRecovery('resume');
-      else if (text === 'd') controller.answerRecovery('discard');
-      else if (key.ctrl && text === 'c') app.exit();
-      return;
-    }
+    const ctrlC = key.ctrl && text === 'c';
     const approval = state.approval;
-    if (approval) {
-      const answer = (d: ApprovalDecision) => controller.answerApproval(d);
-      if (key.ctrl && text === 'c') {
-        controller.cancel();
+    switch (mode) {
+      case 'recovery':
+        if (text === 'r') controller.answerRecovery('resume');
+        else if (text === 'd') controller.answerRecovery('discard');
+        else if (ctrlC) app.exit();
         return;
-      }
-      if (picking) {
-        if (key.upArrow) setCursor((c) => Math.max(0, c - 1));
+      case 'picking':
+        if (!approval) return;
+        if (ctrlC) controller.cancel();
+        else if (key.escape) setPicking(false);
+        else if (key.upArrow) setCursor((c) => Math.max(0, c - 1));
         else if (key.downArrow) setCursor((c) => Math.min(approval.length - 1, c + 1));
         else if (text === ' ') {
           const id = approval[cursor]?.callId;
           if (id)
             setChosen((s) => (s.has(id) ? new Set([...s].filter((x) => x !== id)) : new Set([...s, id])));
-        } else if (key.return) answer({ kind: 'approve_selected', ids: [...chosen] });
-        else if (key.escape) setPicking(false);
+        } else if (key.return) controller.answerApproval({ kind: 'approve_selected', ids: [...chosen] });
+        return;
+      case 'approval': {
+        const answer = (d: ApprovalDecision) => controller.answerApproval(d);
+        // Esc withdraws the question and cancels the turn: nothing in the batch runs (fail closed).
+        if (key.escape || ctrlC) controller.cancel();
+        else if (text === 'a' || text === 'y') answer({ kind: 'approve_all' });
+        else if (text === 'd' || text === 'n') answer({ kind: 'deny_all', reason: 'the user denied it' });
+        else if (text === 's') answer({ kind: 'approve_all', remember: 'session' });
+        else if (text === 'g') answer({ kind: 'approve_all', remember: 'project' });
+        else if (text === 'p') setPicking(true);
         return;
       }
-      if (text === 'a' || text === 'y') answer({ kind: 'approve_all' });
-      else if (text === 'd' || text === 'n') answer({ kind: 'deny_all', reason: 'the user denied it' });
-      else if (text === 's') answer({ kind: 'approve_all', remember: 'session' });
-      else if (text === 'g') answer({ kind: 'approve_all', remember: 'project' });
-      else if (text === 'p') setPicking(true);
-      return;
+      default:
+        break;
     }
-    if (key.escape || (key.ctrl && text === 'c')) {
-      if (!controller.cancel() && key.ctrl) app.exit();
+    if (key.escape || ctrlC) {
+      if (!controller.cancel() && ctrlC) app.exit();
       return;
     }
     if (key.upArrow) {
@@ -270,8 +279,11 @@ export function ChatApp({ controller, title }: { controller: ChatController; tit
         <Text>{input}</Text>
         <Text inverse> </Text>
       </Box>
-      <Text dimColor>
-        {title ? `${title} · ` : ''}enter send · esc cancel a turn · ↑/↓ scroll tool output · /quit
+      <Text dimColor wrap="truncate-end">
+        {statusLine(mode, columns, {
+          scrollable: state.output.length > OUTPUT_ROWS,
+          ...(title ? { title } : {}),
+        })}
       </Text>
     </Box>
   );

@@ -7,6 +7,7 @@ import type { BatchRecord } from '../journal/journal.js';
 import { runTurn, type TurnOptions } from '../loop/run-turn.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import type { Toolgate } from '../toolgate.js';
+import { helpText, parseLine, unknownCommand } from './slash-commands.js';
 
 /** FR-TUI-02: a call's state as drawn. */
 export type CallState = 'pending' | 'running' | 'ok' | 'failed' | 'skipped';
@@ -52,6 +53,15 @@ export type ChatTurnSettings = Omit<
 >;
 const clean = (text: string) => sanitizeForTerminal(text);
 
+/** One line: how many batches of other sessions are unfinished, and the command for them. */
+function othersNotice(count: number, command: string): string {
+  const what =
+    count === 1
+      ? '1 unfinished batch of another session waits'
+      : `${count} unfinished batches of other sessions wait`;
+  return `${what} in the journal: see \`${command}\``;
+}
+
 /**
  * The chat's state and actions, apart from how they are drawn: runs turns with runTurn, turns loop
  * events into what the screen shows, and holds the questions put to the person (approval,
@@ -84,6 +94,8 @@ export class ChatController {
     gate: Toolgate;
     turn: ChatTurnSettings;
     history?: ConversationMessage[];
+    /** How the person settles other sessions' unfinished batches (default `toolgate recover`). */
+    recoverCommand?: string;
   }) {
     this.#gate = options.gate;
     this.#turnOptions = options.turn;
@@ -103,10 +115,15 @@ export class ChatController {
         ],
       };
     }
-    // FR-RES-05: a batch a crash left unfinished (in any session of this journal) is put to the
-    // person before anything else; a new chat has a new session, so filtering would hide it.
+    // FR-RES-05: a batch this session left unfinished (a crash, a closed terminal) is put to the
+    // person before anything else: the conversation cannot go on without its results. Another
+    // session's is not this chat's to settle (it may even be open in another chat right now), so a
+    // new chat starts at once and only says where to deal with them.
     const unfinished = options.gate.journal?.incompleteBatches() ?? [];
-    if (unfinished.length > 0) this.#set({ recovery: unfinished });
+    const mine = unfinished.filter((b) => b.session === options.gate.session);
+    const others = unfinished.length - mine.length;
+    if (others > 0) this.#note(othersNotice(others, options.recoverCommand ?? 'toolgate recover'));
+    if (mine.length > 0) this.#set({ recovery: mine });
   }
 
   get state(): ChatState {
@@ -155,27 +172,37 @@ export class ChatController {
     this.#set({ recovery: undefined });
   }
 
-  /** Enter: a message for the model, or a command (`/tool <id> <result>`, `/quit`). */
+  /**
+   * Enter: a message for the model, or a slash command, which is local and never sent:
+   * `/help`, `/tool <id> <result>`, `/quit` (`/exit`); an unknown one is refused with the list.
+   */
   submit(line: string): void {
     const text = line.trim();
     if (!text || this.#state.recovery) return;
-    if (text === '/quit' || text === '/exit') {
-      this.#turn?.abort();
-      this.#set({ exit: true });
+    const parsed = parseLine(text);
+    if (parsed.kind === 'unknown') {
+      this.#note(unknownCommand(clean(parsed.word)));
       return;
     }
-    if (text.startsWith('/tool')) {
-      this.#supply(text);
+    if (parsed.kind === 'command') {
+      if (parsed.name === 'quit') {
+        this.#turn?.abort();
+        this.#set({ exit: true });
+      } else if (parsed.name === 'help') this.#note(helpText());
+      else this.#supply(parsed.args);
       return;
     }
     if (this.#state.busy) {
       this.#note('a turn is running: wait for it, or press Esc to cancel it');
       return;
     }
-    void this.#runTurn(text);
+    void this.#runTurn(parsed.text);
   }
 
-  /** Esc / Ctrl+C while a turn runs: cancel it; nothing is resumed (seed 000 §8.2). */
+  /**
+   * Esc / Ctrl+C while a turn runs: cancel it; nothing is resumed (seed 000 §8.2). At an approval
+   * prompt the question is withdrawn: the whole batch is denied or cancelled, none of it runs.
+   */
   cancel(): boolean {
     if (!this.#turn) return false;
     this.#turn.abort();
@@ -183,8 +210,9 @@ export class ChatController {
     return true;
   }
 
-  #supply(text: string): void {
-    const m = /^\/tool\s+(\S+)\s+([\s\S]+)$/.exec(text);
+  /** `/tool <id> <result>` (its arguments here): a parse-only call's result from the person. */
+  #supply(args: string): void {
+    const m = /^(\S+)\s+([\s\S]+)$/.exec(args);
     const pending = this.#state.pending;
     if (!m || !pending) {
       this.#note(pending ? 'usage: /tool <id> <result>' : 'no tool call is waiting for a result');
@@ -241,6 +269,7 @@ export class ChatController {
           }),
       });
       this.#history = [...this.#history, ...outcome.messages];
+      this.#settleCalls(); // how the last batch ended, then why the turn stopped
       if (outcome.status === 'cancelled') this.#note('cancelled; nothing more was run or sent');
       else if (outcome.status !== 'done')
         this.#set({

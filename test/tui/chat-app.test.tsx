@@ -29,6 +29,8 @@ afterEach(async () => {
 });
 
 const tick = () => new Promise((r) => setTimeout(r, 30));
+/** The status line: the last row drawn. */
+const lastLine = (frame: string) => frame.split('\n').at(-1) ?? '';
 
 /** Waits until the last frame satisfies `ok` (bounded), returning it. */
 let frames: (() => string[]) | undefined;
@@ -187,20 +189,203 @@ describe('toolgate chat (ink): FR-TUI-01..04, FR-RES-05', () => {
     expect(messages.find((m) => m.role === 'tool')?.content).toBe('42');
   });
 
-  it('FR-RES-05: an unfinished batch from a crash is put to the person on start; "d" discards its results', async () => {
+  it('FR-RES-05: an unfinished batch of this session is put to the person on start; "d" discards its results', async () => {
     const journal = SqliteJournal.open(path.join(ws.dir(), '.toolgate', 'journal.db'));
     const batch = journal.beginBatch('T', [
       { id: 'x1', name: 'write_file', arguments: { path: 'a', content: 'b' } },
     ]);
     journal.markRunning(batch, 0);
+    const other = journal.beginBatch('OTHER', [{ id: 'y1', name: 'delete_file', arguments: { path: 'z' } }]);
     const t = await start([], {}, journal);
     const prompt = await until(t.frame, (f) => f.includes('interrupted'), 'the recovery prompt');
     expect(prompt).toMatch(/write_file \[running\]/);
+    expect(prompt).not.toMatch(/delete_file/); // another session's batch is not offered here
+    expect(prompt).toMatch(/1 unfinished batch of another session/);
     expect(prompt).toMatch(/\[r\] resume with the results it has · \[d\] discard/);
+    expect(lastLine(prompt)).toMatch(/r resume · d discard/);
+    expect(lastLine(prompt)).not.toMatch(/enter send|esc/);
     await t.type('d');
     await until(t.frame, (f) => f.includes('discarded the results of 1'), 'the discard notice');
-    expect(journal.incompleteBatches()).toEqual([]);
+    expect(journal.incompleteBatches().map((b) => b.id)).toEqual([other]);
     expect(journal.batch(batch)?.status).toBe('discarded');
+    journal.close();
+  });
+
+  it('Esc at the approval prompt cancels the turn: nothing in the batch runs, the model is not resumed', async () => {
+    ws.file('notes.txt', 'read me\n');
+    const journal = SqliteJournal.open(path.join(ws.dir(), '.toolgate', 'journal.db'));
+    const t = await start(
+      [
+        {
+          body: chatStream({
+            calls: [
+              { id: 'r1', name: 'read_file', args: JSON.stringify({ path: 'notes.txt' }) },
+              write('w1', 'one.txt'),
+            ],
+          }),
+        },
+        { body: textAnswer('openai', 'Must not be asked for.') },
+      ],
+      {},
+      journal,
+    );
+    await t.type('read and write\r');
+    const prompt = await until(t.frame, (f) => f.includes('Approval needed'), 'the approval prompt');
+    expect(prompt).toMatch(/\[esc\] cancel the turn/);
+    expect(lastLine(prompt)).toMatch(/esc cancel the turn/);
+    await t.type('\u001b');
+    const after = await until(t.frame, (f) => f.includes('cancelled;'), 'the cancel notice');
+    expect(after).toMatch(/cancelled; nothing more was run or sent/);
+    expect(after).toMatch(/⊘ write_file .*denied: the batch was cancelled/);
+    expect(after).not.toContain('Approval needed');
+    expect(t.controller.state.busy).toBe(false);
+    expect(server?.requests).toHaveLength(1); // the model is not resumed
+    expect(existsSync(path.join(ws.dir(), 'one.txt'))).toBe(false);
+    // Fail closed: the read-only call of the same batch did not run either; the batch is settled.
+    expect(journal.incompleteBatches()).toEqual([]);
+    const batch = journal.batch(journal.recentBatches(1)[0]?.id ?? '');
+    expect(batch?.calls.map((c) => [c.name, c.result?.ok, c.result?.error?.type])).toEqual([
+      ['read_file', false, 'Cancelled'],
+      ['write_file', false, 'Denied'],
+    ]);
+    expect(batch?.calls.some((c) => c.startedAt !== undefined)).toBe(false);
+    // The next message is a new turn, with the cancelled batch's results in the history.
+    expect(lastLine(t.frame() ?? '')).toMatch(/enter send/);
+    journal.close();
+  });
+
+  it('in pick mode Esc goes back to the prompt (the status line says so); Esc again cancels', async () => {
+    const t = await start([
+      { body: chatStream({ calls: [write('w1', 'first.txt'), write('w2', 'second.txt')] }) },
+      { body: textAnswer('openai', 'Must not be asked for.') },
+    ]);
+    await t.type('make both\r');
+    await until(t.frame, (f) => f.includes('Approval needed (2 calls)'), 'the approval prompt');
+    await t.type('p');
+    const picking = await until(t.frame, (f) => f.includes('[ ]'), 'pick mode');
+    expect(lastLine(picking)).toMatch(/esc back/);
+    await t.type('\u001b');
+    const back = await until(t.frame, (f) => f.includes('1. ') && !f.includes('[ ]'), 'the prompt again');
+    expect(lastLine(back)).toMatch(/esc cancel the turn/);
+    await t.type('\u001b');
+    await until(t.frame, (f) => f.includes('cancelled; nothing more was run or sent'), 'the cancel');
+    expect(server?.requests).toHaveLength(1);
+    expect(existsSync(path.join(ws.dir(), 'first.txt'))).toBe(false);
+  });
+
+  it('the status line says what the keys do in each state', async () => {
+    const t = await start([
+      { body: chatStream({ calls: [write('w1', 'one.txt')] }) },
+      { body: chatStream({ text: 'thinking', done: false, finish: null }), hang: true },
+    ]);
+    const idle = lastLine(t.frame() ?? '');
+    expect(idle).toMatch(/enter send/);
+    expect(idle).toMatch(/\/help/);
+    expect(idle).not.toMatch(/esc/); // Esc does nothing when no turn runs
+    await t.type('make one.txt\r');
+    await until(t.frame, (f) => f.includes('Approval needed'), 'the approval prompt');
+    expect(lastLine(t.frame() ?? '')).not.toMatch(/enter send/);
+    await t.type('a');
+    const busy = await until(t.frame, (f) => f.includes('thinking'), 'the streaming answer');
+    expect(lastLine(busy)).toMatch(/esc cancel the turn/);
+    expect(lastLine(busy)).not.toMatch(/enter send/);
+    await t.type('\u001b');
+    const done = await until(t.frame, (f) => f.includes('cancelled;'), 'the cancel');
+    expect(lastLine(done)).toMatch(/enter send/);
+  });
+
+  it('slash commands are local: /help shows keys and commands, an unknown one is refused, nothing is sent', async () => {
+    const t = await start([
+      { body: textAnswer('openai', 'Paths are fine.') },
+      { body: textAnswer('openai', 'Slash kept.') },
+    ]);
+    await t.type('/help\r');
+    const help = await until(t.frame, (f) => f.includes('/tool <id> <result>'), 'the help');
+    expect(help).toMatch(/esc\s+cancel the running turn/);
+    expect(help).toMatch(/\/quit/);
+    expect(help).toMatch(/\[a\] approve all/);
+    await t.type('/frobnicate now\r');
+    const unknown = await until(t.frame, (f) => f.includes('unknown command'), 'the unknown-command notice');
+    expect(unknown).toMatch(/unknown command \/frobnicate: nothing was sent/);
+    expect(unknown).toMatch(/\/help · \/tool <id> <result> · \/quit/);
+    await t.type('/toolbox\r');
+    await until(t.frame, (f) => f.includes('unknown command /toolbox'), 'no prefix match');
+    expect(server?.requests).toHaveLength(0);
+    // A path is a message, not a command; `//` sends a line that starts with a slash.
+    await t.type('/etc/hosts has a typo\r');
+    await until(t.frame, (f) => f.includes('Paths are fine.'), 'the first answer');
+    await t.type('//help means what?\r');
+    await until(t.frame, (f) => f.includes('Slash kept.'), 'the second answer');
+    const sent = (n: number) =>
+      (requestBody(server, n) as { messages: { role: string; content: string }[] }).messages
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content);
+    expect(sent(1)).toEqual(['/etc/hosts has a typo', '/help means what?']);
+    await t.type('/quit\r');
+    await until(
+      () => String(t.controller.state.exit),
+      (f) => f === 'true',
+      '/quit',
+    );
+  });
+
+  it('the status line fits the terminal at every width from 40 to 200 columns, whatever the state', async () => {
+    const t = await start([
+      { body: chatStream({ text: 'thinking hard', done: false, finish: null }), hang: true },
+    ]);
+    const title = {
+      provider: 'openai-compatible',
+      model: 'qwen2.5-coder:14b',
+      session: '0f8e4b2a-3c1d-4e5f-9a6b-7c8d9e0f1a2b',
+    };
+    t.ui.rerender(<ChatApp controller={t.controller} title={title} />);
+    const at = async (columns: number) => {
+      Object.defineProperty(t.ui.stdout, 'columns', { configurable: true, get: () => columns });
+      t.ui.stdout.emit('resize');
+      await tick();
+      return t.frame() ?? '';
+    };
+    const check = (frame: string, columns: number, prompt: RegExp, must: RegExp) => {
+      const rows = frame.split('\n');
+      const status = rows.at(-1) ?? '';
+      expect(rows.at(-2), `${columns} columns:\n${frame}`).toMatch(prompt);
+      expect([...status].length, `${columns} columns: ${status}`).toBeLessThan(columns);
+      expect(status).toMatch(must);
+    };
+    for (const columns of [40, 50, 60, 80, 100, 110, 120, 140, 160, 200]) {
+      check(await at(columns), columns, /^›\s*$/, /enter send.*\/help/);
+    }
+    expect(await at(200)).toMatch(/session 0f8e4b2a-3c1d-4e5f-9a6b-7c8d9e0f1a2b/);
+    await t.type('go\r');
+    await until(t.frame, (f) => f.includes('thinking hard'), 'the streaming text');
+    for (const columns of [40, 100, 120, 200]) {
+      check(await at(columns), columns, /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\s*$/, /esc cancel/);
+    }
+    t.controller.cancel();
+  });
+
+  it('FR-RES-05: an unfinished batch of another session does not block a new chat: a one-line notice names `toolgate recover`', async () => {
+    const journal = SqliteJournal.open(path.join(ws.dir(), '.toolgate', 'journal.db'));
+    const other = journal.beginBatch('OTHER', [
+      { id: 'x1', name: 'write_file', arguments: { path: 'a', content: 'b' } },
+    ]);
+    journal.markRunning(other, 0);
+    journal.beginBatch('ANOTHER', [{ id: 'x2', name: 'write_file', arguments: { path: 'c', content: 'd' } }]);
+    const t = await start([{ body: textAnswer('openai', 'Hello there.') }], {}, journal);
+    const first = await until(t.frame, (f) => f.includes('enter send'), 'the chat');
+    expect(first).not.toMatch(/interrupted with an unfinished batch|\[r\] resume/);
+    expect(t.controller.state.recovery).toBeUndefined();
+    const notice = first.split('\n').filter((l) => l.includes('unfinished batch'));
+    expect(notice).toEqual([
+      expect.stringMatching(
+        /^· 2 unfinished batches of other sessions wait in the journal: see `toolgate recover`$/,
+      ),
+    ]);
+    await t.type('hello\r');
+    await until(t.frame, (f) => f.includes('Hello there.'), 'the answer');
+    expect(server?.requests).toHaveLength(1);
+    // Left for `toolgate recover`, untouched.
+    expect(journal.incompleteBatches().map((b) => b.session)).toEqual(['OTHER', 'ANOTHER']);
     journal.close();
   });
 
