@@ -299,6 +299,7 @@ export class Toolgate {
       sandbox: this.sandbox,
       defaultTimeoutMs: tools.timeouts.default_seconds * 1000,
       outputLimit: Math.min(tools.output.max_bytes, options.outputLimit ?? Number.POSITIVE_INFINITY),
+      outputMaxLines: tools.output.max_lines,
       allowParallel: tools.allow_parallel,
       rates: this.#rates,
       ...(options.signal ? { signal: options.signal } : {}),

@@ -25,7 +25,17 @@ const timeouts = z
   })
   .prefault({});
 
-const output = z.strictObject({ max_bytes: positiveInt.default(102_400) }).prefault({});
+const output = z
+  .strictObject({
+    max_bytes: positiveInt.default(102_400),
+    /**
+     * Lines per result, truncation marker included (seed 001's OutputFormatter `maxLines`). Unset =
+     * no line limit: `max_bytes` already bounds what the model gets, and a default cap would cut
+     * results that fit today (a 3,000-line file under 100 KB); set it to bound long listings too.
+     */
+    max_lines: positiveInt.optional(),
+  })
+  .prefault({});
 
 const environment = z.strictObject({ denylist: names.default([]) }).prefault({});
 

@@ -24,6 +24,8 @@ describe('ToolRegistry', () => {
   });
 
   it('Property 2: replace leaves only the second tool retrievable', () => {
+    // DESIGN §3 overrides seed 001 here: `register` rejects a duplicate name (seed 000), replacing
+    // is explicit (`replace`); so the property is tested on `replace`.
     fc.assert(
       fc.property(names, (list) => {
         const registry = new ToolRegistry(list.map((n) => testTool(n)));
@@ -48,6 +50,7 @@ describe('ToolRegistry', () => {
   });
 
   it('Property 4: definitions() is sorted by name and stable across calls', () => {
+    // Seed 001's list() is `definitions()` (DESIGN §3: sorted by name, schemas built once).
     fc.assert(
       fc.property(names, (list) => {
         const registry = new ToolRegistry(list.map((n) => testTool(n)));

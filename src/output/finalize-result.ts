@@ -1,7 +1,7 @@
 import type { ToolErrorType } from '../core/tool-error.js';
 import type { ToolResult } from '../core/tool-result.js';
 import { sanitizeForTerminal } from './sanitize-terminal.js';
-import { cutToBytes, truncateOutput } from './truncate-output.js';
+import { cutToBytes, type OutputLimits, truncateOutput } from './truncate-output.js';
 
 const DISPLAY_MAX_BYTES = 2_000;
 
@@ -30,13 +30,13 @@ export function successResult(
     metadata?: Record<string, unknown>;
     allowTruncation?: boolean;
   },
-  limit: number,
+  limit: OutputLimits,
   latencyMs: number,
 ): ToolResult {
   const cut =
     output.allowTruncation === false
       ? { text: output.content, truncated: false }
-      : truncateOutput(output.content, limit);
+      : truncateOutput(output.content, limit.maxBytes, limit.maxLines);
   const metadata = cut.truncated ? { ...output.metadata, truncated: true } : output.metadata;
   const result: ToolResult = {
     id,
@@ -54,26 +54,27 @@ export function successResult(
 /**
  * An error result. An ExecutionFailed message that is a JSON object passes through verbatim, with no
  * prefix and no truncation marker (seed 000 FR-ERR-JSON-TOOL-01/02); anything else is
- * `<tool> failed: <message>`, truncated within the limit.
+ * `<tool> failed: <message>`, truncated within the limits.
  */
 export function failureResult(
   id: string,
   name: string,
   type: ToolErrorType,
   message: string,
-  limit: number,
+  limit: OutputLimits,
   latencyMs: number,
   metadata?: Record<string, unknown>,
 ): ToolResult {
   const passthrough = type === 'ExecutionFailed' && isJsonObjectText(message);
-  const content = passthrough ? message : truncateOutput(`${name} failed: ${message}`, limit).text;
+  const cut = (text: string) => truncateOutput(text, limit.maxBytes, limit.maxLines).text;
+  const content = passthrough ? message : cut(`${name} failed: ${message}`);
   return {
     id,
     name,
     ok: false,
     content,
     display: displayText(passthrough ? message : `${name} failed: ${message}`),
-    error: { type, message: passthrough ? message : truncateOutput(message, limit).text },
+    error: { type, message: passthrough ? message : cut(message) },
     latencyMs,
     ...(metadata ? { metadata } : {}),
   };

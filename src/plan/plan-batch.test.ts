@@ -175,7 +175,82 @@ describe('planBatch', () => {
     expect(errorType(p)).toBe('SandboxViolation');
   });
 
-  it('side-effecting calls need approval with a complete ConfirmationRequest (Property 37)', () => {
+  it('Property 37: every call that needs confirmation carries its tool name, a description, a risk level and the locations it affects', () => {
+    const builtins = createToolgate({
+      config: validateConfig({ tools: { approval: { denylist: [] } } }),
+      roots: [ws.dir()],
+    });
+    const rel = fc
+      .array(fc.stringMatching(/^[a-z][a-z0-9_-]{0,6}$/), { minLength: 1, maxLength: 3 })
+      .map((parts) => parts.join('/'));
+    type Case = {
+      name: string;
+      args: Record<string, unknown>;
+      locations: { path: string; access: string }[];
+    };
+    const cases: fc.Arbitrary<Case> = fc.oneof(
+      fc.record({ path: rel, content: fc.string(), overwrite: fc.boolean() }).map((args) => ({
+        name: 'write_file',
+        args,
+        locations: [{ path: args.path, access: 'write' }],
+      })),
+      fc
+        .record({
+          path: rel,
+          edits: fc.array(fc.record({ target: fc.string({ minLength: 1 }), replacement: fc.string() }), {
+            minLength: 1,
+            maxLength: 3,
+          }),
+        })
+        .map((args) => ({ name: 'edit_file', args, locations: [{ path: args.path, access: 'write' }] })),
+      fc.record({ path: rel, recursive: fc.boolean() }).map((args) => ({
+        name: 'delete_file',
+        args,
+        locations: [{ path: args.path, access: 'delete' }],
+      })),
+      fc.uniqueArray(rel, { minLength: 1, maxLength: 3 }).map((paths) => ({
+        name: 'apply_patch',
+        args: {
+          patch: `*** Begin Patch\n${paths.map((p) => `*** Add File: ${p}\n+x\n`).join('')}*** End Patch`,
+        },
+        locations: paths.map((p) => ({ path: p, access: 'write' })),
+      })),
+      fc
+        .record(
+          {
+            command: fc.constantFrom('touch x', 'npm test', 'echo token=abcdefgh12345678 > out', 'make'),
+            cwd: rel,
+          },
+          { requiredKeys: ['command'] },
+        )
+        .map((args) => ({
+          name: 'run_command',
+          args,
+          locations: [{ path: args.cwd ?? '.', access: 'list' }],
+        })),
+    );
+    fc.assert(
+      fc.property(cases, fc.stringMatching(/^[a-z0-9]{1,8}$/), ({ name, args, locations }, id) => {
+        const [p] = builtins.plan([{ id, name, arguments: args }]);
+        expect(p?.disposition.kind).toBe('needs_approval');
+        if (p?.disposition.kind !== 'needs_approval') return;
+        const { request } = p.disposition;
+        expect(request.callId).toBe(id);
+        expect(request.toolName).toBe(name);
+        expect(request.summary).toBe(p.summary);
+        expect(request.summary.length).toBeGreaterThan(0);
+        expect(Array.from(request.summary).length).toBeLessThanOrEqual(200);
+        expect(request.summary).not.toContain('abcdefgh12345678'); // redacted
+        expect(['low', 'medium', 'high']).toContain(request.risk);
+        expect(request.risk).toBe(p.decision?.risk);
+        expect(request.locations).toEqual(locations);
+        expect(request.reason.length).toBeGreaterThan(0);
+        expect(request.rule.length).toBeGreaterThan(0);
+      }),
+    );
+  });
+
+  it('Property 37 (example): side-effecting calls need approval with a complete ConfirmationRequest', () => {
     const [p] = gate().plan([call('1', 'writer', { value: 'v', path: 'x.txt' })]);
     expect(p?.disposition).toEqual({
       kind: 'needs_approval',
@@ -212,7 +287,9 @@ describe('planBatch', () => {
     ]);
   });
 
-  it('every call gets exactly one disposition, in call order (property)', () => {
+  it('Property 47: every call gets exactly one disposition, in call order: run it, ask with its confirmation details, or a result', () => {
+    // Seed 001's shouldConfirmExecute() (false | confirmation details) is the planner's disposition
+    // (DESIGN §1): `execute`, `needs_approval` with its ConfirmationRequest, or a pre-resolved result.
     const g = gate({ max_tool_calls_per_batch: 5 });
     const arbCall = fc.record({
       id: fc.constantFrom('a', 'b', 'c', 'd'),
@@ -229,6 +306,19 @@ describe('planBatch', () => {
         const planned = g.plan(calls);
         expect(planned.map((p) => p.call.id)).toEqual(calls.map((c) => c.id));
         expect(planned.map((p) => p.index)).toEqual(calls.map((_, i) => i));
+        for (const p of planned) {
+          const d = p.disposition;
+          if (d.kind === 'execute') {
+            // No confirmation needed: policy allowed it.
+            expect(p.decision?.action).toBe('allow');
+          } else if (d.kind === 'needs_approval') {
+            expect(p.decision?.action).toBe('ask');
+            expect(d.request).toMatchObject({ callId: p.call.id, toolName: p.call.name, summary: p.summary });
+          } else {
+            expect(d.result).toMatchObject({ id: p.call.id, name: p.call.name, ok: false });
+            expect(typeof d.result.error?.type).toBe('string');
+          }
+        }
       }),
     );
   });

@@ -249,7 +249,65 @@ describe('executeBatch', () => {
     expect(log).toEqual(['start 1', 'run 1', 'result 1', 'start 2', 'run 2', 'result 2']);
   });
 
-  it('Property 48: an aborted signal reaches the running tool', async () => {
+  it('Property 48: aborting stops the running call with a Cancelled result; later calls never start; earlier results stand', async () => {
+    // Seed 001 says the execution "throws a cancellation error"; DESIGN §1 (exactly one ToolResult
+    // per call, whatever happens) makes that a result with error type `Cancelled`, never a throw.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 6 }).chain((n) => fc.tuple(fc.constant(n), fc.nat(n - 1))),
+        fc.constantFrom('listens', 'ignores', 'throws'),
+        fc.constantFrom('sync', 'microtask', 'timer', 'before'),
+        async ([n, k], behaviour, when) => {
+          const controller = new AbortController();
+          const started: number[] = [];
+          let sawAbort = false;
+          let leftover: NodeJS.Timeout | undefined;
+          const tool = testTool('t', async (a, ctx) => {
+            const i = Number(a.value);
+            started.push(i);
+            if (i < k) return `done ${i}`;
+            // Call k triggers the abort, then waits the way this tool does.
+            if (when === 'sync') controller.abort();
+            else if (when === 'microtask') queueMicrotask(() => controller.abort());
+            else if (when === 'timer') setTimeout(() => controller.abort(), 1);
+            return new Promise<string>((resolve, reject) => {
+              ctx.signal.addEventListener('abort', () => {
+                sawAbort = true;
+                if (behaviour === 'listens') resolve('stopped');
+                if (behaviour === 'throws') reject(new Error('aborted'));
+              });
+              // A tool that ignores the signal finishes much later, if at all.
+              if (behaviour === 'ignores') leftover = setTimeout(() => resolve('late'), 5_000);
+            });
+          });
+          if (when === 'before') controller.abort();
+          const calls = Array.from({ length: n }, (_, i) => ({
+            id: `c${i}`,
+            name: 't',
+            arguments: { value: `${i}` },
+          }));
+          const started0 = Date.now();
+          const results = await gate([tool], { allow_parallel: false }).execute(calls, {
+            signal: controller.signal,
+          });
+          if (leftover) clearTimeout(leftover);
+          expect(Date.now() - started0).toBeLessThan(2_000); // the batch did not wait for the tool
+          expect(results.map((r) => r.id)).toEqual(calls.map((c) => c.id));
+          const first = when === 'before' ? 0 : k; // the first call that cannot finish
+          expect(started).toEqual(Array.from({ length: when === 'before' ? 0 : k + 1 }, (_, i) => i));
+          for (const [i, r] of results.entries()) {
+            if (i < first) expect(r).toMatchObject({ ok: true, content: `done ${i}` });
+            else expect(r).toMatchObject({ ok: false, error: { type: 'Cancelled' } });
+          }
+          // The running call learned of the abort through its signal.
+          expect(sawAbort).toBe(when !== 'before');
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('Property 48 (example): an aborted signal reaches the running tool', async () => {
     const controller = new AbortController();
     let aborted = false;
     const tool = testTool('t', async (_a, ctx) => {
@@ -269,7 +327,7 @@ describe('executeBatch', () => {
     expect(r?.error?.type).toBe('Cancelled');
   });
 
-  it('Properties 44, 49, 57: any batch gives one well-formed result per call, in order', async () => {
+  it('Property 49 and Property 57: any batch gives one well-formed result per call, in order; every error has a type and a message', async () => {
     const tools = [
       testTool('ok'),
       testTool('fail', async () => {

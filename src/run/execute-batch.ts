@@ -6,7 +6,7 @@ import type { ToolEvent } from '../core/tool-event.js';
 import type { ToolResult } from '../core/tool-result.js';
 import { failureResult, successResult } from '../output/finalize-result.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
-import { cutToBytes } from '../output/truncate-output.js';
+import { cutToBytes, type OutputLimits } from '../output/truncate-output.js';
 import type { RateCounter } from '../policy/rate-limiter.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { CallContext } from './call-context.js';
@@ -20,7 +20,10 @@ export interface BatchObserver {
 export interface ExecuteOptions {
   sandbox: Sandbox;
   defaultTimeoutMs: number;
+  /** Bytes per result, marker included (`[tools.output] max_bytes`, or tighter); also the tools' own cap. */
   outputLimit: number;
+  /** Lines per result, marker included (`[tools.output] max_lines`); unset: no line limit. */
+  outputMaxLines?: number | undefined;
   allowParallel: boolean;
   signal?: AbortSignal;
   emit?: (event: ToolEvent) => void;
@@ -68,7 +71,7 @@ export async function executeBatch(
           p.call.name,
           'Internal',
           `not executed: ${halt.reason}`,
-          options.outputLimit,
+          limitsOf(options),
           0,
         ),
       );
@@ -96,6 +99,11 @@ export async function executeBatch(
   return results;
 }
 
+/** The limits every result is finalized within (truncation marker included). */
+function limitsOf(options: ExecuteOptions): OutputLimits {
+  return { maxBytes: options.outputLimit, maxLines: options.outputMaxLines };
+}
+
 function isParallelSafe(p: PlannedCall): boolean {
   return p.disposition.kind === 'execute' && p.tool?.tier === 'read_only';
 }
@@ -115,7 +123,7 @@ async function runOne(
       r.name,
       r.error.type,
       r.error.message,
-      options.outputLimit,
+      limitsOf(options),
       r.latencyMs,
       r.metadata,
     );
@@ -127,12 +135,12 @@ async function runOne(
       call.name,
       'Denied',
       'denied: the call was never approved',
-      options.outputLimit,
+      limitsOf(options),
       0,
     );
   }
   if (options.signal?.aborted) {
-    return failureResult(call.id, call.name, 'Cancelled', 'Cancelled by user', options.outputLimit, 0);
+    return failureResult(call.id, call.name, 'Cancelled', 'Cancelled by user', limitsOf(options), 0);
   }
   const tool = p.tool;
   const started = performance.now();
@@ -147,7 +155,7 @@ async function runOne(
       call.name,
       'Internal',
       `not executed: ${halt.reason}`,
-      options.outputLimit,
+      limitsOf(options),
       0,
     );
   }
@@ -164,7 +172,7 @@ async function runOne(
     const returned = tool.execute(p.args, ctx);
     if (!isPromiseLike(returned)) {
       // Done in the call itself (a small read): no timer or cancel listener was ever needed.
-      result = toSuccess(call.id, tool.name, returned, options.outputLimit, latency());
+      result = toSuccess(call.id, tool.name, returned, limitsOf(options), latency());
     } else {
       const work = Promise.resolve(returned);
       work.catch(() => {}); // a tool that fails after its timeout must not become an unhandled rejection
@@ -178,7 +186,7 @@ async function runOne(
       });
       const outcome = await Promise.race([work.then((value) => ({ value })), stopped]);
       if ('value' in outcome) {
-        result = toSuccess(call.id, tool.name, outcome.value, options.outputLimit, latency());
+        result = toSuccess(call.id, tool.name, outcome.value, limitsOf(options), latency());
       } else if (outcome.kind === 'timeout') {
         ctx.stop(new ToolError('Timeout', 'timed out'));
         result = failureResult(
@@ -186,7 +194,7 @@ async function runOne(
           tool.name,
           'Timeout',
           `timed out after ${formatMs(outcome.ms)} and was stopped; narrow the request or raise the timeout`,
-          options.outputLimit,
+          limitsOf(options),
           latency(),
         );
       } else {
@@ -196,13 +204,13 @@ async function runOne(
           tool.name,
           'Cancelled',
           'Cancelled by user',
-          options.outputLimit,
+          limitsOf(options),
           latency(),
         );
       }
     }
   } catch (error) {
-    result = fromThrown(call.id, tool.name, error, options.outputLimit, latency());
+    result = fromThrown(call.id, tool.name, error, limitsOf(options), latency());
   } finally {
     if (timer) clearTimeout(timer);
     if (onBatchAbort) options.signal?.removeEventListener('abort', onBatchAbort);
@@ -217,7 +225,13 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
-function toSuccess(id: string, name: string, value: unknown, limit: number, latencyMs: number): ToolResult {
+function toSuccess(
+  id: string,
+  name: string,
+  value: unknown,
+  limit: OutputLimits,
+  latencyMs: number,
+): ToolResult {
   if (typeof value === 'string') return successResult(id, name, { content: value }, limit, latencyMs);
   if (typeof value === 'object' && value !== null && typeof (value as ToolOutput).content === 'string') {
     return successResult(id, name, value as ToolOutput, limit, latencyMs);
@@ -233,7 +247,13 @@ function toSuccess(id: string, name: string, value: unknown, limit: number, late
 }
 
 /** A thrown error becomes a result; a non-ToolError's text is cleaned and capped (seed 000 FR-EXE-04b-3). */
-function fromThrown(id: string, name: string, error: unknown, limit: number, latencyMs: number): ToolResult {
+function fromThrown(
+  id: string,
+  name: string,
+  error: unknown,
+  limit: OutputLimits,
+  latencyMs: number,
+): ToolResult {
   if (ToolError.isInstance(error)) {
     return failureResult(id, name, error.type, error.message, limit, latencyMs, error.metadata);
   }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { defaultConfig } from '../config/load-config.js';
+import { defaultConfig, validateConfig } from '../config/load-config.js';
+import { createToolgate } from '../toolgate.js';
 import { builtinTools } from './builtin-tools.js';
 
 const tools = builtinTools(defaultConfig());
@@ -40,7 +41,7 @@ describe('built-in tool invocations', () => {
   });
 
   for (const tool of tools) {
-    it(`Properties 45-47: ${tool.name} has a non-empty description, its locations, and a risk`, () => {
+    it(`Property 45 and Property 46: ${tool.name} describes every call (non-empty) and names the locations it touches, with a risk`, () => {
       fc.assert(
         fc.property(argsFor[tool.name] as fc.Arbitrary<Record<string, unknown>>, (generated) => {
           // apply_patch takes only `patch`; the generated `path` is what its locations must name.
@@ -56,10 +57,103 @@ describe('built-in tool invocations', () => {
           for (const l of locations) expect(['read', 'write', 'delete', 'list']).toContain(l.access);
           expect(['low', 'medium', 'high']).toContain(tool.risk);
         }),
-        { numRuns: 50 },
+        { numRuns: 100 },
       );
     });
   }
+
+  it("Property 44: arguments that do not match a tool's schema are BadArgs, before policy or execution", () => {
+    // One valid call per tool; each mutation below breaks it in one way only.
+    const valid: Record<string, Record<string, unknown>> = {
+      read_file: { path: 'a.txt', start_line: 1 },
+      read_many_files: { paths: ['a.txt'] },
+      list_directory: { path: '.', depth: 1 },
+      glob: { pattern: '*', max_results: 5 },
+      grep: { pattern: 'x', case_sensitive: true },
+      delete_file: { path: 'a.txt' },
+      write_file: { path: 'a.txt', content: 'x', overwrite: false },
+      edit_file: { path: 'a.txt', edits: [{ target: 'a', replacement: 'b' }] },
+      apply_patch: { patch: '*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch' },
+      run_command: { command: 'ls', timeout_ms: 1000 },
+      read_job_output: { id: 'job-1', stop: false },
+      system_metrics_snapshot: {},
+      check_process_health: { pids: [1] },
+      read_system_logs: { lines: 10 },
+      git_status: { path: '.' },
+    };
+    expect(Object.keys(valid).sort()).toEqual(tools.map((t) => t.name).sort());
+    const gate = createToolgate({
+      config: validateConfig({ tools: { approval: { denylist: [] } } }),
+      roots: [process.cwd()],
+    });
+    const planOne = (name: string, args: unknown) => {
+      const [p] = gate.plan([{ id: '1', name, arguments: args as Record<string, unknown> | string }]);
+      return p?.disposition.kind === 'resolved' ? p.disposition.result.error : null;
+    };
+    for (const [name, args] of Object.entries(valid)) expect(planOne(name, args)?.type).not.toBe('BadArgs');
+
+    const classOf = (v: unknown) =>
+      v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v;
+    const schemaClass = (type: string) => (type === 'integer' ? 'number' : type);
+    const anyJson = fc.oneof(
+      fc.string({ maxLength: 5 }),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.integer(), { maxLength: 2 }),
+      fc.dictionary(fc.stringMatching(/^[a-z]{1,3}$/), fc.integer(), { maxKeys: 2 }),
+    );
+    type Broken = { args: unknown; names?: string };
+    const broken = (tool: (typeof tools)[number]): fc.Arbitrary<Broken> => {
+      const schema = tool.inputSchema as {
+        required?: string[];
+        properties?: Record<string, { type?: string }>;
+        additionalProperties?: boolean;
+      };
+      const base = valid[tool.name] as Record<string, unknown>;
+      const typed = Object.entries(schema.properties ?? {}).filter(([, p]) => typeof p.type === 'string');
+      const options: fc.Arbitrary<Broken>[] = [
+        // Not an object at all, or not JSON.
+        fc.constantFrom('[1,2]', '"text"', '42', 'null', '{not json', 'true').map((args) => ({ args })),
+      ];
+      if (schema.additionalProperties === false) {
+        options.push(
+          fc
+            .tuple(fc.stringMatching(/^zz_[a-z]{1,6}$/), anyJson)
+            .map(([key, value]) => ({ args: { ...base, [key]: value }, names: key })),
+        );
+      }
+      if (schema.required?.length) {
+        options.push(
+          fc.constantFrom(...schema.required).map((key) => {
+            const { [key]: _gone, ...rest } = base;
+            return { args: rest, names: key };
+          }),
+        );
+      }
+      if (typed.length > 0) {
+        options.push(
+          fc
+            .tuple(fc.constantFrom(...typed), anyJson)
+            .filter(([[, p], value]) => classOf(value) !== schemaClass(p.type as string))
+            .map(([[key], value]) => ({ args: { ...base, [key]: value }, names: key })),
+        );
+      }
+      return fc.oneof(...options);
+    };
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...tools).chain((tool) => broken(tool).map((b) => ({ tool: tool.name, ...b }))),
+        ({ tool, args, names }) => {
+          const error = planOne(tool, args);
+          expect(error?.type).toBe('BadArgs');
+          expect(error?.message.length).toBeGreaterThan(0);
+          if (names) expect(error?.message).toContain(names);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
 
   it('the schemas each model receives stay as they are (snapshot of the contract)', () => {
     expect(Object.fromEntries(tools.map((t) => [t.name, t.inputSchema]))).toMatchSnapshot();

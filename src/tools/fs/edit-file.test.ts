@@ -31,11 +31,42 @@ describe('edit_file', () => {
           );
         },
       ),
-      { numRuns: 40 },
+      { numRuns: 100 },
     );
   });
 
-  it('Property 14: a target that does not appear is EditTargetNotFound, showing the closest region', async () => {
+  it('Property 14: any target that does not appear is EditTargetNotFound and nothing is written, even after edits that matched', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.stringMatching(/^[a-y ]{0,30}$/), { minLength: 1, maxLength: 30 }),
+        fc.stringMatching(/^[a-y \n]{0,20}$/),
+        fc.constantFrom('Z', '{', 'ü', '#', '\t'),
+        fc.stringMatching(/^[a-y \n]{0,20}$/),
+        fc.string({ maxLength: 20 }),
+        fc.boolean(),
+        async (lines, before, absent, after, replacement, matchedFirst) => {
+          // The file never holds `absent`, so no stage of the matcher (exact, trailing whitespace,
+          // indentation) can find a target that contains it.
+          const content = `${lines.join('\n')}\nUNIQUE\n`;
+          const { call } = await setup('p14.txt', content);
+          const missing = { target: `${before}${absent}${after}`, replacement };
+          const edits = matchedFirst ? [{ target: 'UNIQUE', replacement: 'DONE' }, missing] : [missing];
+          const r = await call('edit_file', { path: 'p14.txt', edits });
+          expect(r.ok).toBe(false);
+          expect(r.error?.type).toBe('EditTargetNotFound');
+          // With several edits the message names the one that failed.
+          const label = edits.length > 1 ? `edit ${edits.length}: ` : '';
+          expect(
+            r.content.startsWith(`edit_file failed: ${label}the target text was not found in "p14.txt"`),
+          ).toBe(true);
+          expect(read('p14.txt')).toBe(content);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('Property 14 (example): a target that does not appear is EditTargetNotFound, showing the closest region', async () => {
     const { call } = await setup(
       'f.ts',
       'function alpha() {\n  return 1;\n}\n\nfunction beta() {\n  return 2;\n}\n',
@@ -52,19 +83,29 @@ describe('edit_file', () => {
 
   it('Property 15: a repeated target is EditTargetAmbiguous listing the lines', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 2, max: 6 }), async (n) => {
-        const content = Array.from({ length: n }, (_, i) => `line ${i}\nTODO\n`).join('');
-        const { call } = await setup('p15.txt', content);
-        const r = await call('edit_file', {
-          path: 'p15.txt',
-          edits: [{ target: 'TODO', replacement: 'DONE' }],
-        });
-        expect(r.error?.type).toBe('EditTargetAmbiguous');
-        expect(r.content).toContain(`occurs ${n} times`);
-        expect(r.content).toContain(`at lines ${Array.from({ length: n }, (_, i) => 2 * i + 2).join(', ')}`);
-        expect(readFileSync(path.join(ws.dir(), 'p15.txt'), 'utf8')).toBe(content);
-      }),
-      { numRuns: 10 },
+      fc.asyncProperty(
+        fc.array(fc.stringMatching(/^[a-z ]{0,12}$/), { maxLength: 20 }),
+        fc.uniqueArray(fc.nat(25), { minLength: 2, maxLength: 6 }),
+        fc.stringMatching(/^TODO[A-Z]{0,4}$/),
+        async (filler, slots, target) => {
+          // The target (upper case) on its own line at 2+ places among lower-case filler lines.
+          const lines = [...filler];
+          for (const slot of [...slots].sort((a, b) => a - b))
+            lines.splice(Math.min(slot, lines.length), 0, target);
+          const at = lines.flatMap((l, i) => (l === target ? [i + 1] : []));
+          const content = `${lines.join('\n')}\n`;
+          const { call } = await setup('p15.txt', content);
+          const r = await call('edit_file', {
+            path: 'p15.txt',
+            edits: [{ target, replacement: 'DONE' }],
+          });
+          expect(r.error?.type).toBe('EditTargetAmbiguous');
+          expect(r.content).toContain(`occurs ${at.length} times`);
+          expect(r.content).toContain(`at lines ${at.join(', ')}`);
+          expect(readFileSync(path.join(ws.dir(), 'p15.txt'), 'utf8')).toBe(content);
+        },
+      ),
+      { numRuns: 100 },
     );
   });
 

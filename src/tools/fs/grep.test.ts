@@ -1,4 +1,7 @@
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import fc from 'fast-check';
+import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { gateFor } from '../../../test/helpers/gate.js';
 import { makeTempDir, useWorkspace } from '../../../test/helpers/workspace.js';
@@ -44,22 +47,104 @@ describe('grep', () => {
             ),
             async (files) => {
               const root = makeTempDir('toolgate-grep-');
-              const { writeFileSync } = await import('node:fs');
-              for (const [i, lines] of files.entries())
-                writeFileSync(`${root}/f${i}.txt`, `${lines.join('\n')}\n`);
-              const call = grepGate(root, js);
-              const r = await call({ pattern: 'foo', case_sensitive: true, max_results: 1000 });
-              const expected = files.flatMap((lines, i) =>
-                lines.flatMap((l, n) => (l.includes('foo') ? [`f${i}.txt:${n + 1}: ${l}`] : [])),
-              );
-              expect(matchLines(r.content).sort()).toEqual(expected.sort());
+              try {
+                for (const [i, lines] of files.entries())
+                  writeFileSync(`${root}/f${i}.txt`, `${lines.join('\n')}\n`);
+                const call = grepGate(root, js);
+                const r = await call({ pattern: 'foo', case_sensitive: true, max_results: 1000 });
+                const expected = files.flatMap((lines, i) =>
+                  lines.flatMap((l, n) => (l.includes('foo') ? [`f${i}.txt:${n + 1}: ${l}`] : [])),
+                );
+                expect(matchLines(r.content).sort()).toEqual(expected.sort());
+              } finally {
+                rmSync(root, { recursive: true, force: true });
+              }
             },
           ),
-          { numRuns: 20 },
+          { numRuns: 100 },
         );
       });
 
-      it('Property 20: case-insensitive by default, exact with case_sensitive', async () => {
+      it('Property 20: case_sensitive matches exact case only; without it, any case matches', async () => {
+        const mixedCase = (word: string) =>
+          fc
+            .array(fc.boolean(), { minLength: word.length, maxLength: word.length })
+            .map((upper) => [...word].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(''));
+        const word = fc.constantFrom('foo', 'bar', 'qux', 'x').chain(mixedCase);
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(
+              fc.array(
+                fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(' ')),
+                {
+                  minLength: 1,
+                  maxLength: 6,
+                },
+              ),
+              { minLength: 1, maxLength: 3 },
+            ),
+            fc.constantFrom('foo', 'bar', 'qux').chain(mixedCase),
+            async (files, pattern) => {
+              const root = makeTempDir('toolgate-grep-case-');
+              try {
+                for (const [i, lines] of files.entries())
+                  writeFileSync(`${root}/f${i}.txt`, `${lines.join('\n')}\n`);
+                const call = grepGate(root, js);
+                const expected = (matches: (line: string) => boolean) =>
+                  files
+                    .flatMap((lines, i) =>
+                      lines.flatMap((l, n) => (matches(l) ? [`f${i}.txt:${n + 1}: ${l}`] : [])),
+                    )
+                    .sort();
+                const exact = await call({ pattern, case_sensitive: true, max_results: 1000 });
+                expect(matchLines(exact.content).sort()).toEqual(expected((l) => l.includes(pattern)));
+                const anyCase = await call({ pattern, max_results: 1000 });
+                expect(matchLines(anyCase.content).sort()).toEqual(
+                  expected((l) => l.toLowerCase().includes(pattern.toLowerCase())),
+                );
+              } finally {
+                rmSync(root, { recursive: true, force: true });
+              }
+            },
+          ),
+          { numRuns: 100 },
+        );
+      });
+
+      it('Property 21: with include, only the files it matches are searched', async () => {
+        const file = fc
+          .tuple(
+            fc.constantFrom('', 'sub/', 'sub/deep/'),
+            fc.constantFrom('a', 'b', 'c'),
+            fc.constantFrom('.ts', '.js', '.md', '.txt'),
+          )
+          .map(([dir, base, ext]) => `${dir}${base}${ext}`);
+        await fc.assert(
+          fc.asyncProperty(
+            fc.uniqueArray(file, { minLength: 1, maxLength: 10 }),
+            fc.constantFrom('*.ts', '*.{ts,js}', '*.md', 'a.*', '*', '[ab].*', '*.t?t'),
+            async (files, include) => {
+              const root = makeTempDir('toolgate-grep-include-');
+              try {
+                for (const f of files) {
+                  mkdirSync(path.dirname(path.join(root, f)), { recursive: true });
+                  writeFileSync(path.join(root, f), `needle in ${f}\n`);
+                }
+                const r = await grepGate(root, js)({ pattern: 'needle', include, max_results: 1000 });
+                // A glob without "/" is matched against the file name, at any depth (as ripgrep does).
+                const isMatch = picomatch(include, { basename: true });
+                const expected = files.filter((f) => isMatch(f)).map((f) => `${f}:1: needle in ${f}`);
+                expect(matchLines(r.content).sort()).toEqual(expected.sort());
+              } finally {
+                rmSync(root, { recursive: true, force: true });
+              }
+            },
+          ),
+          { numRuns: 100 },
+        );
+      });
+
+      it('Property 20 (example): case-insensitive by default, exact with case_sensitive', async () => {
         ws.file('c.txt', 'Hello\nhello\nHELLO\nbye\n');
         const call = grepGate(ws.dir(), js);
         expect(matchLines((await call({ pattern: 'hello' })).content)).toHaveLength(3);
@@ -68,7 +153,7 @@ describe('grep', () => {
         ]);
       });
 
-      it('Property 21: include limits the files searched', async () => {
+      it('Property 21 (example): include limits the files searched', async () => {
         ws.file('a.ts', 'needle\n');
         ws.file('b.js', 'needle\n');
         ws.file('sub/c.ts', 'needle\n');
@@ -113,7 +198,6 @@ describe('grep', () => {
 
       it('leaves out files under denied patterns and never follows symlinks out', async () => {
         const outside = makeTempDir();
-        const { writeFileSync, symlinkSync } = await import('node:fs');
         writeFileSync(`${outside}/o.txt`, 'needle\n');
         symlinkSync(outside, `${ws.dir()}/out`);
         ws.file('k/server.pem', 'needle\n');

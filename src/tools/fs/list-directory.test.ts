@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -133,17 +133,21 @@ describe('list_directory properties', () => {
     await fc.assert(
       fc.asyncProperty(tree, fc.boolean(), async (paths, hidden) => {
         const root = build(paths);
-        const gate = createToolgate({ config: validateConfig({}), roots: [root] });
-        const [r] = await gate.execute([
-          { id: '1', name: 'list_directory', arguments: { path: '.', include_hidden: hidden } },
-        ]);
-        const names = (JSON.parse(r?.content ?? '{}') as Listing).entries.map((e) => e.name).sort();
-        const expected = readdirSync(root)
-          .filter((n) => hidden || !n.startsWith('.'))
-          .sort();
-        expect(names).toEqual(expected);
+        try {
+          const gate = createToolgate({ config: validateConfig({}), roots: [root] });
+          const [r] = await gate.execute([
+            { id: '1', name: 'list_directory', arguments: { path: '.', include_hidden: hidden } },
+          ]);
+          const names = (JSON.parse(r?.content ?? '{}') as Listing).entries.map((e) => e.name).sort();
+          const expected = readdirSync(root)
+            .filter((n) => hidden || !n.startsWith('.'))
+            .sort();
+          expect(names).toEqual(expected);
+        } finally {
+          rmSync(root, { recursive: true, force: true });
+        }
       }),
-      { numRuns: 30 },
+      { numRuns: 100 },
     );
   });
 
@@ -151,27 +155,31 @@ describe('list_directory properties', () => {
     await fc.assert(
       fc.asyncProperty(tree, fc.integer({ min: 0, max: 3 }), async (paths, depth) => {
         const root = build(paths);
-        const gate = createToolgate({ config: validateConfig({}), roots: [root] });
-        const [r] = await gate.execute([
-          { id: '1', name: 'list_directory', arguments: { path: '.', depth, include_hidden: true } },
-        ]);
-        const listing = JSON.parse(r?.content ?? '{}') as Listing;
-        expect(depthOf(listing.entries)).toBeLessThanOrEqual(depth + 1);
-        // Every file at most depth+1 levels down is present.
-        const flat: string[] = [];
-        const walk = (entries: Listing['entries'], prefix: string) => {
-          for (const e of entries) {
-            flat.push(prefix + e.name);
-            if (e.children) walk(e.children, `${prefix}${e.name}/`);
+        try {
+          const gate = createToolgate({ config: validateConfig({}), roots: [root] });
+          const [r] = await gate.execute([
+            { id: '1', name: 'list_directory', arguments: { path: '.', depth, include_hidden: true } },
+          ]);
+          const listing = JSON.parse(r?.content ?? '{}') as Listing;
+          expect(depthOf(listing.entries)).toBeLessThanOrEqual(depth + 1);
+          // Every file at most depth+1 levels down is present.
+          const flat: string[] = [];
+          const walk = (entries: Listing['entries'], prefix: string) => {
+            for (const e of entries) {
+              flat.push(prefix + e.name);
+              if (e.children) walk(e.children, `${prefix}${e.name}/`);
+            }
+          };
+          walk(listing.entries, '');
+          for (const p of paths) {
+            const parts = p.split('/');
+            if (parts.length <= depth + 1 && existsSync(path.join(root, p))) expect(flat).toContain(p);
           }
-        };
-        walk(listing.entries, '');
-        for (const p of paths) {
-          const parts = p.split('/');
-          if (parts.length <= depth + 1 && existsSync(path.join(root, p))) expect(flat).toContain(p);
+        } finally {
+          rmSync(root, { recursive: true, force: true });
         }
       }),
-      { numRuns: 30 },
+      { numRuns: 100 },
     );
   });
 });

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { useWorkspace } from '../../../test/helpers/workspace.js';
+import { makeTempDir, useWorkspace } from '../../../test/helpers/workspace.js';
 import { validateConfig } from '../../config/load-config.js';
 import { approveAll } from '../../core/confirmation.js';
 import type { ToolResult } from '../../core/tool-result.js';
@@ -30,7 +30,7 @@ describe('read_file (FR-TOOL-READ-01)', () => {
         expect(r.ok).toBe(true);
         expect(r.content).toBe(content);
       }),
-      { numRuns: 40 },
+      { numRuns: 100 },
     );
   });
 
@@ -53,7 +53,7 @@ describe('read_file (FR-TOOL-READ-01)', () => {
           expect(r.content).toBe(stored.slice(start - 1, end).join(''));
         },
       ),
-      { numRuns: 80 },
+      { numRuns: 100 },
     );
   });
 
@@ -120,7 +120,48 @@ describe('read_file (FR-TOOL-READ-01)', () => {
     expect(r.content.startsWith('[binary')).toBe(false);
   });
 
-  it('Property 8: a missing file is NotFound; a directory says to use list_directory', async () => {
+  it('Property 8: any path that does not exist is NotFound, named relative to the root, and nothing is created', async () => {
+    // Seed 001's 'FileNotFoundError' is `NotFound` in DESIGN §2.1's ToolErrorType.
+    // No dots: a name like `x.pem` is denied by default, which is checked before existence.
+    const name = fc.stringMatching(/^[a-z0-9][a-z0-9 _-]{0,8}$/);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.array(name, { minLength: 1, maxLength: 3 }), { maxLength: 6 }),
+        fc.nat(),
+        fc.array(name, { minLength: 1, maxLength: 3 }),
+        async (files, pick, tail) => {
+          const root = makeTempDir('toolgate-p8-');
+          try {
+            for (const parts of files) {
+              try {
+                mkdirSync(path.join(root, ...parts.slice(0, -1)), { recursive: true });
+                writeFileSync(path.join(root, ...parts), 'x');
+              } catch {
+                // a name already taken by a file, or by a directory: the tree stays valid without it
+              }
+            }
+            // Somewhere that exists (the root or a directory of the tree), then names never created.
+            const dirs = ['', ...files.filter((f) => f.length > 1).map((f) => f.slice(0, -1).join('/'))];
+            const base = dirs[pick % dirs.length] as string;
+            const missing = [base, ...tail.map((t) => `missing_${t}`)].filter(Boolean).join('/');
+            const before = readdirSync(root, { recursive: true }).sort();
+            const gate = createToolgate({ config: validateConfig({}), roots: [root], approver: approveAll });
+            const [r] = await gate.execute([{ id: '1', name: 'read_file', arguments: { path: missing } }]);
+            expect(r?.ok).toBe(false);
+            expect(r?.error?.type).toBe('NotFound');
+            expect(r?.content).toBe(`read_file failed: "${missing}" does not exist`);
+            expect(r?.content).not.toContain(root);
+            expect(readdirSync(root, { recursive: true }).sort()).toEqual(before);
+          } finally {
+            rmSync(root, { recursive: true, force: true });
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('Property 8 (examples): a missing file is NotFound; a directory says to use list_directory', async () => {
     expect((await read({ path: 'missing.txt' })).error?.type).toBe('NotFound');
     ws.file('d/x', '');
     const dir = await read({ path: 'd' });

@@ -25,7 +25,7 @@ describe('read_many_files', () => {
           });
         },
       ),
-      { numRuns: 25 },
+      { numRuns: 100 },
     );
   });
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ describe('write_file', () => {
   });
 
   it('Property 10: an existing file without overwrite is AlreadyExists and unchanged', async () => {
+    // Seed 001's 'FileExistsError' is `AlreadyExists` in DESIGN §2.1's ToolErrorType.
     await fc.assert(
       fc.asyncProperty(fc.string(), fc.string(), async (before, after) => {
         ws.file('exists.txt', before);
@@ -30,7 +31,7 @@ describe('write_file', () => {
         expect(r.error?.type).toBe('AlreadyExists');
         expect(readFileSync(path.join(ws.dir(), 'exists.txt'), 'utf8')).toBe(before);
       }),
-      { numRuns: 30 },
+      { numRuns: 100 },
     );
   });
 
@@ -47,7 +48,7 @@ describe('write_file', () => {
         expect(r.ok).toBe(true);
         expect(readFileSync(path.join(ws.dir(), 'o.txt'), 'utf8')).toBe(after);
       }),
-      { numRuns: 30 },
+      { numRuns: 100 },
     );
   });
 
@@ -57,16 +58,20 @@ describe('write_file', () => {
         fc.array(fc.stringMatching(/^[a-z]{1,6}$/), { minLength: 1, maxLength: 5 }),
         async (dirs) => {
           const root = makeTempDir('toolgate-p12-');
-          const rel = `${dirs.join('/')}/f.txt`;
-          const gate = createToolgate({ config: validateConfig({}), roots: [root], approver: approveAll });
-          const [r] = await gate.execute([
-            { id: '1', name: 'write_file', arguments: { path: rel, content: rel } },
-          ]);
-          expect(r?.ok).toBe(true);
-          expect(readFileSync(path.join(root, rel), 'utf8')).toBe(rel);
+          try {
+            const rel = `${dirs.join('/')}/f.txt`;
+            const gate = createToolgate({ config: validateConfig({}), roots: [root], approver: approveAll });
+            const [r] = await gate.execute([
+              { id: '1', name: 'write_file', arguments: { path: rel, content: rel } },
+            ]);
+            expect(r?.ok).toBe(true);
+            expect(readFileSync(path.join(root, rel), 'utf8')).toBe(rel);
+          } finally {
+            rmSync(root, { recursive: true, force: true });
+          }
         },
       ),
-      { numRuns: 30 },
+      { numRuns: 100 },
     );
   });
 
