@@ -129,7 +129,9 @@ export class Toolgate {
       options.rates ?? (this.journal ? new JournalRateCounter(this.journal) : new SlidingWindowCounter());
     this.#approver =
       options.approver ??
-      denyWith('nobody was asked: no approver is set (createToolgate({ approver })), so confirmations are denied');
+      denyWith(
+        'nobody was asked: no approver is set (createToolgate({ approver })), so confirmations are denied',
+      );
   }
 
   #defaultReadCache(): ReadCache {
@@ -206,6 +208,7 @@ export class Toolgate {
 
   /** Runs one batch: exactly one result per call, in call order. */
   async execute(calls: readonly ToolCall[], options: ExecuteBatchOptions = {}): Promise<ToolResult[]> {
+    if (calls.length === 0) return []; // nothing to plan, ask, run or journal
     const journal = this.journal;
     const setUps = this.#setUps(calls);
     if (setUps) await setUps;

@@ -16,10 +16,21 @@ export async function runExec(
   io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): Promise<number> {
   let text: string;
+  if ((io.stdin as NodeJS.ReadStream).isTTY) {
+    // Typed at a terminal, exec would otherwise wait in silence.
+    io.stderr.write(
+      'toolgate exec: reading tool calls as JSON from stdin; end with Ctrl-D (e.g. echo \'[{"id":"1","name":"list_directory","arguments":{"path":"."}}]\' | toolgate exec)\n',
+    );
+  }
   try {
     text = await readStdin(io.stdin, MAX_INPUT_BYTES);
   } catch (error) {
     throw new UsageError(`cannot read stdin: ${(error as Error).message}`);
+  }
+  if (text.trim() === '') {
+    throw new UsageError(
+      'stdin is empty; send a JSON array of tool calls, e.g. [{"id":"1","name":"read_file","arguments":{"path":"README.md"}}]',
+    );
   }
   let document: unknown;
   try {

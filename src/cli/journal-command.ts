@@ -1,6 +1,7 @@
 import type { BatchRecord } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
-import { journalPath, openJournalOrStop } from './open-journal.js';
+import { findBatchId } from './find-batch.js';
+import { journalPath, openExistingJournal } from './open-journal.js';
 import { resolveSetup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
 
@@ -18,7 +19,13 @@ const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : '-');
 export function runJournalList(options: JournalOptions, out: NodeJS.WritableStream): number {
   const limit = Number(options.limit ?? 20);
   if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number');
-  const journal = openJournalOrStop(journalPath(resolveSetup(options), options.journal));
+  const file = journalPath(resolveSetup(options), options.journal);
+  const journal = openExistingJournal(file);
+  if (!journal) {
+    if (options.json) out.write('[]\n');
+    else out.write(`No journal at ${file} yet: nothing has been journaled there.\n`);
+    return 0;
+  }
   try {
     const batches = journal.recentBatches(limit);
     if (options.json) {
@@ -39,10 +46,12 @@ export function runJournalList(options: JournalOptions, out: NodeJS.WritableStre
 
 /** `toolgate journal show ID`: every call with its decision (and deciding rule), result and timing. */
 export function runJournalShow(id: string, options: JournalOptions, out: NodeJS.WritableStream): number {
-  const journal = openJournalOrStop(journalPath(resolveSetup(options), options.journal));
+  const file = journalPath(resolveSetup(options), options.journal);
+  const journal = openExistingJournal(file);
+  if (!journal) throw new UsageError(`no journal at ${file} yet, so no batch "${id}"`);
   try {
-    const batch = journal.batch(id);
-    if (!batch) throw new UsageError(`no batch ${id} in ${journal.location}; see \`toolgate journal list\``);
+    const batch = journal.batch(findBatchId(journal, id, 'toolgate journal list'));
+    if (!batch) throw new UsageError(`no batch "${id}" in ${journal.location}`);
     if (options.json) {
       out.write(`${JSON.stringify(batch, null, 2)}\n`);
       return 0;

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { configJsonSchema } from '../config/config-schema.js';
 import { ConfigError } from '../config/load-config.js';
+import { JournalError } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { withProviderOptions } from './provider-options.js';
 import { resolveSetup } from './resolve-setup.js';
@@ -211,7 +212,7 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version end here with exit code 0; usage mistakes with 1 → 2.
       return error.exitCode === 0 ? 0 : 2;
     }
-    if (error instanceof UsageError || error instanceof ConfigError) {
+    if (error instanceof UsageError || error instanceof ConfigError || error instanceof JournalError) {
       process.stderr.write(`toolgate: ${sanitizeForTerminal(error.message)}\n`);
       return 2;
     }

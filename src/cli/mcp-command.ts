@@ -33,7 +33,7 @@ export async function runMcp(options: McpOptions): Promise<number> {
     ...(journal ? { journal } : {}),
   };
   if (!options.http) {
-    const { server } = createMcpServer({
+    const { server, idle } = createMcpServer({
       ...serverOptions,
       ...(options.session ? { session: options.session } : {}),
     });
@@ -41,6 +41,18 @@ export async function runMcp(options: McpOptions): Promise<number> {
       server.onclose = () => resolve();
     });
     await server.connect(new StdioServerTransport());
+    // The client closing our stdin is the end of the session: close cleanly (exit 0). Without this
+    // the process would fall out of its event loop with the session still awaited (exit code 13).
+    // Calls already sent are answered first. The setImmediates: 'end' can arrive (on nextTick)
+    // before the SDK has handed the last requests to their handlers, and a handler's answer is
+    // sent a few promise turns after it returns (closing first would abort that send).
+    const afterTurns = () => new Promise<void>((resolve) => setImmediate(resolve));
+    process.stdin.once('end', () => {
+      void afterTurns()
+        .then(idle)
+        .then(afterTurns)
+        .then(() => server.close());
+    });
     await closed;
     journal?.close();
     return 0;

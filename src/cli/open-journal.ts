@@ -1,22 +1,54 @@
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { JournalError } from '../journal/journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import type { Setup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
 
+const STATE_DIR = '.toolgate';
+
 /** DESIGN §2.2: `--journal FILE`, default `.toolgate/journal.db` under the first root. */
 export function journalPath(setup: Setup, option: string | undefined, cwd = process.cwd()): string {
   if (option) return path.resolve(cwd, option);
   const firstRoot = path.resolve(setup.baseDir, setup.roots[0] ?? '.');
-  return path.join(firstRoot, '.toolgate', 'journal.db');
+  return path.join(firstRoot, STATE_DIR, 'journal.db');
 }
 
-/** Opens the journal or stops with a clear message (exit 2): nothing runs without it. */
+/**
+ * Opens the journal or stops with a clear message (exit 2): nothing runs without it. In toolgate's
+ * own `.toolgate/` folder it also leaves a `.gitignore`, so the state never shows up in `git status`.
+ */
 export function openJournalOrStop(file: string): SqliteJournal {
+  let journal: SqliteJournal;
   try {
-    return SqliteJournal.open(file);
+    journal = SqliteJournal.open(file);
   } catch (error) {
     if (error instanceof JournalError) throw new UsageError(`${error.message}`);
     throw error;
   }
+  const dir = path.dirname(file);
+  if (path.basename(dir) === STATE_DIR && !existsSync(path.join(dir, '.gitignore'))) {
+    try {
+      writeFileSync(
+        path.join(dir, '.gitignore'),
+        '# toolgate state (journal): not for version control\n*\n',
+        {
+          flag: 'wx',
+          mode: 0o600,
+        },
+      );
+    } catch {
+      // Another process wrote it first, or the folder is read-only: neither stops the journal.
+    }
+  }
+  return journal;
+}
+
+/**
+ * For commands that only look (journal list/show, recover): an existing journal, or undefined when
+ * there is none yet. Looking never creates `.toolgate/` in a folder that has none.
+ */
+export function openExistingJournal(file: string): SqliteJournal | undefined {
+  if (!existsSync(file)) return undefined;
+  return openJournalOrStop(file);
 }

@@ -2,8 +2,9 @@ import { createInterface } from 'node:readline/promises';
 import type { BatchRecord } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { createToolgate } from '../toolgate.js';
+import { findBatchId } from './find-batch.js';
 import { approverFor } from './open-gate.js';
-import { journalPath, openJournalOrStop } from './open-journal.js';
+import { journalPath, openExistingJournal } from './open-journal.js';
 import { resolveSetup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
 
@@ -44,15 +45,26 @@ function describe(batch: BatchRecord): string {
  * for approval (none of it ran): resuming that one asks (or takes --approve) and runs what is approved.
  */
 export async function runRecover(options: RecoverOptions, out: Out): Promise<number> {
+  if (options.resume && options.discard) throw new UsageError('use --resume or --discard, not both');
   const setup = resolveSetup(options);
-  const journal = openJournalOrStop(journalPath(setup, options.journal));
+  const file = journalPath(setup, options.journal);
+  const journal = openExistingJournal(file);
+  const typed = options.resume ?? options.discard;
+  if (!journal) {
+    if (typed) throw new UsageError(`no journal at ${file} yet, so no batch "${typed}" to recover`);
+    out.write(options.json ? '[]\n' : `No incomplete batches (no journal at ${file} yet).\n`);
+    return 0;
+  }
   try {
-    if (options.resume && options.discard) throw new UsageError('use --resume or --discard, not both');
-    const target = options.resume ?? options.discard;
-    if (target) {
+    if (typed) {
+      const target = findBatchId(journal, typed, 'toolgate recover');
       const batch = journal.batch(target);
-      if (!batch)
-        throw new UsageError(`no batch ${target} in ${journal.location}; see \`toolgate recover --json\``);
+      if (!batch) throw new UsageError(`no batch "${typed}" in ${journal.location}`);
+      if (batch.status !== 'open' && batch.status !== 'awaiting_approval') {
+        throw new UsageError(
+          `batch ${target} is already ${batch.status}: only incomplete batches can be resumed or discarded (see \`toolgate journal show ${target}\`)`,
+        );
+      }
       if (options.discard) {
         const results = journal.discardBatch(target);
         out.write(`${JSON.stringify(results, null, 2)}\n`);

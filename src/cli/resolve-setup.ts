@@ -1,7 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ToolgateConfig } from '../config/config-schema.js';
-import { defaultConfig, loadConfigFile } from '../config/load-config.js';
+import { ConfigError, defaultConfig, loadConfigFile } from '../config/load-config.js';
+import { locateKey } from '../config/locate-key.js';
+import { UsageError } from './usage-error.js';
 
 export interface Setup {
   config: ToolgateConfig;
@@ -10,23 +12,66 @@ export interface Setup {
   baseDir: string;
 }
 
+const CONFIG_NAME = 'toolgate.toml';
+
 /**
- * Config and roots for a CLI command: `--config FILE`, else `./toolgate.toml` when present, else
- * defaults. `--root` (relative to the current directory) overrides the config's allowed_roots, which
- * are relative to the config file's directory.
+ * Which config file applies when `--config` is not given: `./toolgate.toml` when present (DESIGN
+ * §2.2), else the one in the first `--root`, the project a user pointed toolgate at. That second
+ * place is what makes a project's file count for an MCP host, which starts servers in a directory
+ * of its own choosing (Claude Desktop, Cursor).
+ */
+export function findConfigFile(cwd: string, roots: readonly string[] | undefined): string | undefined {
+  const here = path.join(cwd, CONFIG_NAME);
+  if (existsSync(here)) return here;
+  const first = roots?.[0];
+  if (first === undefined) return undefined;
+  const inRoot = path.join(path.resolve(cwd, first), CONFIG_NAME);
+  return existsSync(inRoot) ? inRoot : undefined;
+}
+
+/** A root must be an existing directory: a mistyped one is an error, never created or guessed at. */
+function checkRoot(root: string, base: string, fail: (problem: string) => Error): void {
+  const absolute = path.resolve(base, root);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(absolute).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw fail(
+      code === 'ENOENT'
+        ? `"${root}" does not exist${absolute === root ? '' : ` (${absolute})`}; give an existing directory`
+        : `"${root}" cannot be read (${code ?? 'error'}: ${absolute})`,
+    );
+  }
+  if (!isDirectory)
+    throw fail(`"${root}" is not a directory (${absolute}); give the folder that holds your project`);
+}
+
+/**
+ * Config and roots for a CLI command: `--config FILE`, else `./toolgate.toml`, else the first
+ * root's `toolgate.toml`, else defaults. `--root` (relative to the current directory) overrides the
+ * config's allowed_roots, which are relative to the config file's directory. Every root must exist.
  */
 export function resolveSetup(options: { config?: string; root?: string[] }, cwd = process.cwd()): Setup {
-  let configFile: string | undefined;
-  if (options.config) configFile = path.resolve(cwd, options.config);
-  else if (existsSync(path.join(cwd, 'toolgate.toml'))) configFile = path.join(cwd, 'toolgate.toml');
+  const configFile = options.config ? path.resolve(cwd, options.config) : findConfigFile(cwd, options.root);
   const config = configFile ? loadConfigFile(configFile).config : defaultConfig();
   if (options.root && options.root.length > 0) {
+    for (const root of options.root) checkRoot(root, cwd, (problem) => new UsageError(`--root ${problem}`));
     return { config, configFile, roots: options.root, baseDir: cwd };
   }
-  return {
-    config,
-    configFile,
-    roots: config.tools.sandbox.allowed_roots,
-    baseDir: configFile ? path.dirname(configFile) : cwd,
-  };
+  const baseDir = configFile ? path.dirname(configFile) : cwd;
+  const roots = config.tools.sandbox.allowed_roots;
+  for (const root of roots) {
+    checkRoot(root, baseDir, (problem) =>
+      configFile
+        ? new ConfigError(
+            configFile,
+            locateKey(readFileSync(configFile, 'utf8'), ['tools', 'sandbox', 'allowed_roots']),
+            'tools.sandbox.allowed_roots',
+            `${problem} (allowed_roots are relative to this file)`,
+          )
+        : new UsageError(`allowed root ${problem}`),
+    );
+  }
+  return { config, configFile, roots, baseDir };
 }

@@ -19,21 +19,21 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Accepts our own shape and the OpenAI shape `{id, type:"function", function:{name, arguments}}`.
- * Missing `arguments` means `{}`. Anything else is a shape error naming the index.
+ * Missing `arguments` means `{}`. Anything else is a shape error naming the call, counted from 1 as people count.
  */
 export function normalizeToolCall(value: unknown, index: number): ToolCall {
-  if (!isPlainObject(value)) throw new ToolCallShapeError(`call ${index} is not a JSON object`);
+  if (!isPlainObject(value)) throw new ToolCallShapeError(`call ${index + 1} is not a JSON object`);
   let name: unknown = value.name;
   let args: unknown = value.arguments;
   if (isPlainObject(value.function)) {
     name = value.function.name;
     args = value.function.arguments;
   }
-  if (typeof value.id !== 'string') throw new ToolCallShapeError(`call ${index} has no string "id"`);
-  if (typeof name !== 'string') throw new ToolCallShapeError(`call ${index} has no string "name"`);
+  if (typeof value.id !== 'string') throw new ToolCallShapeError(`call ${index + 1} has no string "id"`);
+  if (typeof name !== 'string') throw new ToolCallShapeError(`call ${index + 1} has no string "name"`);
   if (args === undefined || args === null) args = {};
   if (typeof args !== 'string' && !isPlainObject(args)) {
-    throw new ToolCallShapeError(`call ${index} "arguments" must be an object or a JSON string`);
+    throw new ToolCallShapeError(`call ${index + 1} "arguments" must be an object or a JSON string`);
   }
   return { id: value.id, name, arguments: args as ToolCall['arguments'] };
 }

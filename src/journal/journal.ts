@@ -13,6 +13,8 @@ export type CallStatus =
   | 'denied'
   | 'running'
   | 'done'
+  /** Settled by recovery without ever having started: it did not run. */
+  | 'not_run'
   | 'unknown';
 
 /** A batch is `open` while it runs, `awaiting_approval` while a person is asked, then settled. */
@@ -104,9 +106,11 @@ export interface Journal {
   countCallsSince(tool: string, since: number): number;
 
   batch(batchId: string): BatchRecord | undefined;
+  /** Ids of batches that start with `prefix` (ids print shortened), at most `limit`. */
+  batchIdsStartingWith(prefix: string, limit: number): string[];
   recentBatches(limit: number): BatchSummary[];
   incompleteBatches(): BatchRecord[];
-  /** Recovery: a `running` call becomes `unknown` ("outcome unknown: interrupted"), unstarted ones "not executed: interrupted". */
+  /** Recovery: a `running` call becomes `unknown` ("outcome unknown: interrupted"), unstarted ones `not_run` ("not executed: …it never ran"). */
   resumeBatch(batchId: string): ToolResult[];
   /** Recovery: calls stay visible, every result is marked failed (the original is kept for audit). */
   discardBatch(batchId: string): ToolResult[];

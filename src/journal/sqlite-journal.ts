@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ConfirmationRequest } from '../core/confirmation.js';
@@ -20,6 +19,7 @@ import {
   type MessageRecord,
   type PlanEntry,
 } from './journal.js';
+import { makeDirs } from './make-dirs.js';
 import { migrate } from './schema.js';
 
 interface CallRow {
@@ -72,6 +72,26 @@ export function explainSqliteError(error: unknown, file: string): JournalError {
 }
 
 /**
+ * Switches a file to WAL. Several processes creating the journal at once can get SQLITE_BUSY here
+ * without SQLite waiting its busy timeout (the switch needs an exclusive lock, and SQLite does not
+ * wait where waiting could deadlock), so it is retried until the deadline; once one process has
+ * switched it, the others find WAL already set.
+ */
+function switchToWal(db: Database.Database, deadline: number): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      if (!code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
+      Atomics.wait(pause, 0, 0, Math.min(5 * attempt, 50)); // opening is synchronous: a short blocking pause
+    }
+  }
+}
+
+/**
  * The SQLite journal: WAL, `synchronous = FULL` (a commit is on disk when it returns), a busy
  * timeout so several processes can share a file, and a versioned schema. Each public write is one
  * transaction.
@@ -89,11 +109,19 @@ export class SqliteJournal implements Journal {
 
   static open(file: string, options: { busyTimeoutMs?: number } = {}): SqliteJournal {
     let db: Database.Database | undefined;
+    if (file !== ':memory:') {
+      try {
+        makeDirs(path.dirname(file));
+      } catch (error) {
+        throw new JournalError(
+          `cannot create the journal ${file}: ${(error as Error).message}; use --journal FILE in a writable directory, or --no-journal`,
+        );
+      }
+    }
     try {
-      if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
       db = new Database(file);
       db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-      db.pragma('journal_mode = WAL');
+      switchToWal(db, Date.now() + (options.busyTimeoutMs ?? 5000));
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
       migrate(db);
@@ -103,12 +131,6 @@ export class SqliteJournal implements Journal {
     } catch (error) {
       db?.close();
       if (error instanceof JournalError) throw error;
-      if (
-        (error as { code?: string }).code === undefined &&
-        /mkdir|EACCES|EROFS|ENOSPC/.test(String(error))
-      ) {
-        throw new JournalError(`cannot create the journal ${file}: ${(error as Error).message}`);
-      }
       throw explainSqliteError(error, file);
     }
   }
@@ -142,10 +164,14 @@ export class SqliteJournal implements Journal {
       ),
       finishBatch: db.prepare('UPDATE batches SET status = ?, finished_at = ? WHERE id = ?'),
       batch: db.prepare('SELECT * FROM batches WHERE id = ?'),
+      // substr, not LIKE: an id may hold '%' or '_' (ids come from callers).
+      batchIdsStartingWith: db.prepare(
+        'SELECT id FROM batches WHERE substr(id, 1, length(@prefix)) = @prefix ORDER BY created_at DESC LIMIT @limit',
+      ),
       calls: db.prepare('SELECT * FROM calls WHERE batch_id = ? ORDER BY call_index'),
       recent: db.prepare(
         `SELECT b.*, count(c.call_index) AS calls,
-                sum(CASE WHEN c.result IS NULL OR json_extract(c.result, '$.ok') = 0 THEN 1 ELSE 0 END) AS failed
+                sum(CASE WHEN json_extract(c.result, '$.ok') = 0 THEN 1 ELSE 0 END) AS failed
          FROM batches b LEFT JOIN calls c ON c.batch_id = b.id
          GROUP BY b.id ORDER BY b.created_at DESC, b.rowid DESC LIMIT ?`,
       ),
@@ -166,7 +192,7 @@ export class SqliteJournal implements Journal {
       ),
       countSince: db.prepare('SELECT count(*) AS n FROM calls WHERE name = ? AND started_at >= ?'),
       discard: db.prepare(
-        "UPDATE calls SET discarded_result = result, result = ?, status = CASE WHEN status = 'running' THEN 'unknown' ELSE 'done' END, finished_at = coalesce(finished_at, ?) WHERE batch_id = ? AND call_index = ?",
+        'UPDATE calls SET discarded_result = result, result = ?, status = ?, finished_at = coalesce(finished_at, ?) WHERE batch_id = ? AND call_index = ?',
       ),
     };
   }
@@ -376,6 +402,11 @@ export class SqliteJournal implements Journal {
     return row ? this.#toRecord(row) : undefined;
   }
 
+  batchIdsStartingWith(prefix: string, limit: number): string[] {
+    if (prefix === '') return [];
+    return (this.#stmt.batchIdsStartingWith.all({ prefix, limit }) as { id: string }[]).map((r) => r.id);
+  }
+
   recentBatches(limit: number): BatchSummary[] {
     return (this.#stmt.recent.all(limit) as (BatchRow & { calls: number; failed: number | null })[]).map(
       (r) => ({
@@ -397,13 +428,13 @@ export class SqliteJournal implements Journal {
   #settle(
     batchId: string,
     status: 'resumed' | 'discarded',
-    decide: (call: CallRecord) => { result: ToolResult; discard: boolean } | undefined,
+    decide: (call: CallRecord) => { result: ToolResult; status: CallStatus; discard: boolean } | undefined,
   ) {
     const record = this.batch(batchId);
     if (!record) throw new JournalError(`no batch with id ${batchId} in ${this.location}`);
     if (record.status !== 'open' && record.status !== 'awaiting_approval') {
       throw new JournalError(
-        `batch ${batchId} is already ${record.status}; only incomplete batches can be recovered`,
+        `batch ${batchId} is already ${record.status}; only incomplete batches can be recovered (see \`toolgate journal show ${batchId}\`)`,
       );
     }
     const now = Date.now();
@@ -416,15 +447,9 @@ export class SqliteJournal implements Journal {
           continue;
         }
         if (outcome.discard) {
-          this.#stmt.discard.run(JSON.stringify(outcome.result), now, batchId, call.index);
+          this.#stmt.discard.run(JSON.stringify(outcome.result), outcome.status, now, batchId, call.index);
         } else {
-          this.#stmt.setResult.run(
-            call.status === 'running' ? 'unknown' : 'done',
-            JSON.stringify(outcome.result),
-            now,
-            batchId,
-            call.index,
-          );
+          this.#stmt.setResult.run(outcome.status, JSON.stringify(outcome.result), now, batchId, call.index);
           this.#message(record.session, 'tool', outcome.result, batchId, call.id);
         }
         results.push(outcome.result);
@@ -445,26 +470,39 @@ export class SqliteJournal implements Journal {
             'ExecutionFailed',
             'outcome unknown: interrupted (toolgate stopped while this call ran; it was not run again, check its effects before retrying)',
           ),
+          status: 'unknown',
           discard: false,
         };
       }
       return {
-        result: errorResult(call.id, call.name, 'Cancelled', 'not executed: interrupted'),
+        result: errorResult(
+          call.id,
+          call.name,
+          'Cancelled',
+          'not executed: toolgate stopped before this call started (it never ran)',
+        ),
+        status: 'not_run',
         discard: false,
       };
     });
   }
 
   discardBatch(batchId: string): ToolResult[] {
-    return this.#settle(batchId, 'discarded', (call) => ({
-      result: errorResult(
-        call.id,
-        call.name,
-        'Cancelled',
-        'result discarded during recovery (the call may have run; its effects were not undone)',
-      ),
-      discard: true,
-    }));
+    return this.#settle(batchId, 'discarded', (call) => {
+      // Say exactly what is known: it ran, it may have run, or it never started.
+      const [message, status]: [string, CallStatus] = call.result
+        ? ['result discarded during recovery (the call ran; its effects were not undone)', 'done']
+        : call.status === 'running'
+          ? [
+              'result discarded during recovery (the call was running when toolgate stopped, so it may have run; its effects were not undone)',
+              'unknown',
+            ]
+          : [
+              'not executed: its batch was discarded during recovery before it started (it never ran)',
+              'not_run',
+            ];
+      return { result: errorResult(call.id, call.name, 'Cancelled', message), status, discard: true };
+    });
   }
 
   /** The durability settings in force on this connection (for `toolgate journal` and tests). */

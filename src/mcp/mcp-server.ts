@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
@@ -36,7 +37,12 @@ export function toMcpResult(result: ToolResult): CallToolResult {
  * pipeline (planner, policy, sandbox, approvals via elicitation, journal). One server per client
  * connection; its state lives here, not in module globals.
  */
-export function createMcpServer(options: McpServerOptions): { server: Server; gate: () => Toolgate } {
+export function createMcpServer(options: McpServerOptions): {
+  server: Server;
+  gate: () => Toolgate;
+  /** Resolves once no tool call is running. */
+  idle: () => Promise<void>;
+} {
   const server = new Server(
     { name: 'toolgate', version: options.version ?? '0.1.0' },
     { capabilities: { tools: {} } },
@@ -99,7 +105,31 @@ export function createMcpServer(options: McpServerOptions): { server: Server; ga
     };
   });
 
+  // Calls still running, so a client that closes its end right after sending still gets answers.
+  let inFlight = 0;
+  let onIdle: (() => void)[] = [];
+  const idle = () =>
+    inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => onIdle.push(resolve));
+  const settled = () => {
+    if (--inFlight > 0) return;
+    const waiting = onIdle;
+    onIdle = [];
+    for (const resolve of waiting) resolve();
+  };
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    inFlight++;
+    try {
+      return await callTool(request, extra);
+    } finally {
+      settled();
+    }
+  });
+
+  const callTool = async (
+    request: CallToolRequest,
+    extra: Parameters<Parameters<typeof server.setRequestHandler>[1]>[1],
+  ) => {
     if (rootsReady) await rootsReady;
     const id = `mcp-${++calls}`;
     const progressToken = request.params._meta?.progressToken;
@@ -126,7 +156,7 @@ export function createMcpServer(options: McpServerOptions): { server: Server; ga
     );
     if (!result) return { content: [{ type: 'text', text: 'toolgate: no result' }], isError: true };
     return toMcpResult(result);
-  });
+  };
 
-  return { server, gate: () => gate };
+  return { server, gate: () => gate, idle };
 }

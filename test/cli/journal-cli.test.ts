@@ -87,7 +87,7 @@ describe('exec with the journal, recover, journal (issue #4)', () => {
     const resumed = JSON.parse(runCli(['recover', '--resume', a], { cwd: ws.dir() }).stdout);
     expect(resumed.map((r: { error: { message: string } }) => r.error.message.split(' (')[0])).toEqual([
       'outcome unknown: interrupted',
-      'not executed: interrupted',
+      'not executed: toolgate stopped before this call started',
     ]);
     expect(runCli(['recover', '--discard', b], { cwd: ws.dir() }).status).toBe(0);
     expect(JSON.parse(runCli(['recover', '--json'], { cwd: ws.dir() }).stdout)).toEqual([]);

@@ -81,7 +81,10 @@ describe('crash recovery: SIGKILL at random moments (IT-JRN-01, IT-JRN-02)', () 
             else if (call.status === 'running') {
               resumedRunning++;
               expect(results[i]?.error?.message).toMatch(/^outcome unknown: interrupted/);
-            } else expect(results[i]?.error?.message).toBe('not executed: interrupted');
+            } else
+              expect(results[i]?.error?.message).toBe(
+                'not executed: toolgate stopped before this call started (it never ran)',
+              );
           });
         }
         expect(journal.incompleteBatches()).toEqual([]);

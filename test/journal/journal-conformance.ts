@@ -104,9 +104,9 @@ export function journalConformance(
       expect(results.map((r) => [r.id, r.ok, r.error?.message.split(' (')[0]])).toEqual([
         ['c0', true, undefined],
         ['c1', false, 'outcome unknown: interrupted'],
-        ['c2', false, 'not executed: interrupted'],
+        ['c2', false, 'not executed: toolgate stopped before this call started'],
       ]);
-      expect(after.batch(id)?.calls.map((c) => c.status)).toEqual(['done', 'unknown', 'done']);
+      expect(after.batch(id)?.calls.map((c) => c.status)).toEqual(['done', 'unknown', 'not_run']);
       expect(after.incompleteBatches()).toEqual([]);
       expect(() => after.resumeBatch(id)).toThrow(/already resumed/);
     });
@@ -122,6 +122,21 @@ export function journalConformance(
       expect(batch?.status).toBe('discarded');
       expect(batch?.calls.map((c) => c.id)).toEqual(['c0', 'c1']);
       expect(batch?.calls.every((c) => c.result?.ok === false)).toBe(true);
+      // The one that ran is done (its result discarded); the one that never started did not run.
+      expect(batch?.calls.map((c) => c.status)).toEqual(['done', 'not_run']);
+    });
+
+    it('finds batches by the start of their id (ids are shown shortened)', () => {
+      const { journal } = make();
+      const a = journal.beginBatch('s', calls(1), { batchId: 'abc-1' });
+      const b = journal.beginBatch('s', calls(1), { batchId: 'abd-2' });
+      journal.beginBatch('s', calls(1), { batchId: 'a%_-3' });
+      expect(journal.batchIdsStartingWith('abc', 5)).toEqual([a]);
+      expect(journal.batchIdsStartingWith('ab', 5).sort()).toEqual([a, b]);
+      expect(journal.batchIdsStartingWith('a%', 5)).toEqual(['a%_-3']); // no LIKE wildcards
+      expect(journal.batchIdsStartingWith('ab', 1)).toHaveLength(1);
+      expect(journal.batchIdsStartingWith('', 5)).toEqual([]);
+      expect(journal.batchIdsStartingWith('zzz', 5)).toEqual([]);
     });
 
     it('persists the read cache per session', () => {
@@ -182,8 +197,8 @@ export function streamingConformance(
         ['c1', 'planned'],
       ]);
       expect(after.resumeBatch('b1').map((r) => r.error?.message)).toEqual([
-        'not executed: interrupted',
-        'not executed: interrupted',
+        'not executed: toolgate stopped before this call started (it never ran)',
+        'not executed: toolgate stopped before this call started (it never ran)',
       ]);
     });
 

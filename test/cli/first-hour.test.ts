@@ -1,0 +1,256 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { makeTempDir, useWorkspace } from '../helpers/workspace.js';
+import { REPO, runCli } from './run-cli.js';
+
+/** Issue #12: what a newcomer meets in the first hour, through the real CLI. */
+describe('a newcomer’s first hour (issue #12)', () => {
+  const ws = useWorkspace();
+  const exec = (calls: unknown, args: string[] = [], cwd = ws.dir()) =>
+    runCli(['exec', ...args], { cwd, input: typeof calls === 'string' ? calls : JSON.stringify(calls) });
+
+  it('a mistyped --root is a one-line error (exit 2) for every command, and nothing is created', () => {
+    const missing = path.join(ws.dir(), 'no-such-dir');
+    const file = path.join(ws.dir(), 'file.txt');
+    writeFileSync(file, 'x');
+    const commands = [
+      ['tools'],
+      ['policy', 'explain', 'read_file', '{"path":"a"}'],
+      ['exec'],
+      ['exec', '--no-journal'],
+      ['mcp'],
+      ['run', 'hi', '--provider', 'openai', '--model', 'm'],
+      ['recover'],
+      ['journal', 'list'],
+    ];
+    for (const command of commands) {
+      for (const root of [missing, file]) {
+        const run = runCli([...command, '--root', root], { cwd: ws.dir(), input: '[]' });
+        expect(run.status, command.join(' ')).toBe(2);
+        expect(run.stderr).toMatch(/^toolgate: --root ".*" (does not exist|is not a directory)/);
+        expect(run.stderr.trim().split('\n')).toHaveLength(1);
+        expect(run.stderr).not.toMatch(/internal error|at .*\.js:\d+/);
+      }
+    }
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it('a config whose allowed_roots do not exist names the file, line and key', () => {
+    ws.file('toolgate.toml', '[tools.sandbox]\nallowed_roots = ["./nope"]\n');
+    const run = exec([]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(
+      /toolgate\.toml:2 at tools\.sandbox\.allowed_roots: "\.\/nope" does not exist/,
+    );
+  });
+
+  it('an unusable --journal path fails at once (no endless loop), saying what to do', () => {
+    const started = Date.now();
+    const run = exec([], ['--journal', '/proc/nope/j.db']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/cannot create the journal \/proc\/nope\/j\.db: .*--no-journal/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it('stdin: empty input says so; calls are counted from 1; an empty batch runs and journals nothing', () => {
+    expect(exec('').stderr).toMatch(/^toolgate: stdin is empty; send a JSON array of tool calls/);
+    expect(exec('  \n').status).toBe(2);
+    const noId = exec([{ id: 'a', name: 'read_file' }, { name: 'read_file' }]);
+    expect(noId.status).toBe(2);
+    expect(noId.stderr).toMatch(/call 2 has no string "id"/);
+    const empty = exec([]);
+    expect(empty.status).toBe(0);
+    expect(JSON.parse(empty.stdout)).toEqual([]);
+    expect(JSON.parse(runCli(['journal', 'list', '--json'], { cwd: ws.dir() }).stdout)).toEqual([]);
+  });
+
+  it('a denial from exec says why nobody approved it, why it was asked, and the config line that allows it', () => {
+    const [result] = JSON.parse(
+      exec([{ id: '1', name: 'write_file', arguments: { path: 'x', content: 'y' } }]).stdout,
+    );
+    expect(result.error.type).toBe('Denied');
+    expect(result.content).toMatch(/--approve none \(the default when not at a terminal\)/);
+    expect(result.content).toMatch(/because "write_file" has side effects .*prompt_side_effects/);
+    expect(result.content).toContain(
+      `add "write_file" to [tools.approval] allowlist in toolgate.toml (none is in use: create ${path.join(ws.dir(), 'toolgate.toml')})`,
+    );
+    expect(result.metadata.denial).toMatchObject({
+      kind: 'not_approved',
+      rule: 'tools.approval.prompt_side_effects',
+    });
+    expect(existsSync(path.join(ws.dir(), 'x'))).toBe(false);
+
+    // With the line it names in that file, the same call runs.
+    ws.file('toolgate.toml', '[tools.approval]\nallowlist = ["write_file"]\n');
+    const [again] = JSON.parse(
+      exec([{ id: '1', name: 'write_file', arguments: { path: 'x', content: 'y' } }]).stdout,
+    );
+    expect(again.ok).toBe(true);
+  });
+
+  it('a run_command denial names the command rule that asked and where to allow it', () => {
+    ws.file('toolgate.toml', '[tools.approval]\ndenylist = []\n');
+    const [result] = JSON.parse(
+      exec([{ id: '1', name: 'run_command', arguments: { command: 'rm -rf x' } }]).stdout,
+    );
+    expect(result.error.type).toBe('Denied');
+    expect(result.content).toMatch(/not covered by an allow rule: `rm -rf x` \(tools\.run_command\.allow\)/);
+    expect(result.content).toContain(`[tools.run_command] allow in ${path.join(ws.dir(), 'toolgate.toml')}`);
+  });
+
+  it('the project’s toolgate.toml in --root applies when toolgate runs from another directory (MCP hosts)', () => {
+    const project = ws.dir();
+    ws.file('toolgate.toml', '[tools.approval]\nallowlist = ["write_file"]\n');
+    const elsewhere = makeTempDir('toolgate-cwd-');
+    const [result] = JSON.parse(
+      exec(
+        [{ id: '1', name: 'write_file', arguments: { path: 'w.txt', content: 'w' } }],
+        ['--root', project],
+        elsewhere,
+      ).stdout,
+    );
+    expect(result.ok).toBe(true);
+    expect(existsSync(path.join(project, 'w.txt'))).toBe(true);
+    // The config file in use is named by `config check`, and the tools cannot touch it.
+    const checked = JSON.parse(runCli(['config', 'check', '--root', project], { cwd: elsewhere }).stdout);
+    expect(checked.file).toBe(path.join(project, 'toolgate.toml'));
+    const [edit] = JSON.parse(
+      exec(
+        [{ id: '1', name: 'read_file', arguments: { path: 'toolgate.toml' } }],
+        ['--root', project],
+        elsewhere,
+      ).stdout,
+    );
+    expect(edit.error.type).toBe('SandboxViolation');
+  });
+
+  it('looking at the journal creates nothing; .toolgate/ ignores itself in git', () => {
+    for (const command of [
+      ['journal', 'list'],
+      ['recover'],
+      ['recover', '--json'],
+      ['journal', 'list', '--json'],
+    ]) {
+      const run = runCli(command, { cwd: ws.dir() });
+      expect(run.status, command.join(' ')).toBe(0);
+    }
+    expect(runCli(['journal', 'list'], { cwd: ws.dir() }).stdout).toMatch(/No journal at .* yet/);
+    expect(runCli(['journal', 'show', 'abc'], { cwd: ws.dir() }).status).toBe(2);
+    expect(readdirSync(ws.dir())).toEqual([]);
+
+    execFileSync('git', ['init', '-q'], { cwd: ws.dir() });
+    ws.file('a.txt', 'A');
+    execFileSync('git', ['add', 'a.txt'], { cwd: ws.dir() });
+    expect(exec([{ id: '1', name: 'read_file', arguments: { path: 'a.txt' } }]).status).toBe(0);
+    expect(existsSync(path.join(ws.dir(), '.toolgate', 'journal.db'))).toBe(true);
+    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], {
+      cwd: ws.dir(),
+      encoding: 'utf8',
+    });
+    expect(status).toBe('A  a.txt\n');
+  });
+
+  it('recovery views: never-run calls are not_run, discard says what is known, ids by prefix, twice is a clear error', () => {
+    const file = path.join(ws.dir(), '.toolgate', 'journal.db');
+    mkdirSync(path.dirname(file));
+    const journal = SqliteJournal.open(file);
+    const calls = ['ran', 'running', 'never'].map((id) => ({ id, name: 'read_file', arguments: {} }));
+    const resumeId = journal.beginBatch('s', calls);
+    const discardId = journal.beginBatch('s', calls);
+    for (const id of [resumeId, discardId]) {
+      journal.markRunning(id, 0);
+      journal.recordResult(id, 0, {
+        id: 'ran',
+        name: 'read_file',
+        ok: true,
+        content: 'x',
+        error: null,
+        latencyMs: 1,
+      });
+      journal.markRunning(id, 1);
+    }
+    journal.close();
+
+    const resumed = JSON.parse(
+      runCli(['recover', '--resume', resumeId.slice(0, 8)], { cwd: ws.dir() }).stdout,
+    );
+    expect(resumed.map((r: { ok: boolean }) => r.ok)).toEqual([true, false, false]);
+    const shown = runCli(['journal', 'show', resumeId.slice(0, 8)], { cwd: ws.dir() }).stdout;
+    expect(shown).toMatch(/1\. read_file \(id ran\) \[done\]/);
+    expect(shown).toMatch(/2\. read_file \(id running\) \[unknown\]/);
+    expect(shown).toMatch(/3\. read_file \(id never\) \[not_run\]/);
+
+    const discarded = JSON.parse(runCli(['recover', '--discard', discardId], { cwd: ws.dir() }).stdout);
+    expect(discarded.map((r: { error: { message: string } }) => r.error.message.split(' (')[0])).toEqual([
+      'result discarded during recovery',
+      'result discarded during recovery',
+      'not executed: its batch was discarded during recovery before it started',
+    ]);
+    expect(discarded[0].error.message).toMatch(/the call ran;/);
+    expect(discarded[1].error.message).toMatch(/may have run/);
+    expect(discarded[2].error.message).toMatch(/it never ran/);
+
+    for (const again of [
+      ['--resume', resumeId],
+      ['--discard', resumeId],
+    ]) {
+      const run = runCli(['recover', ...again], { cwd: ws.dir() });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(/^toolgate: batch .* is already resumed: only incomplete batches/);
+      expect(run.stderr).not.toMatch(/internal error/);
+    }
+    const list = runCli(['journal', 'list'], { cwd: ws.dir() }).stdout;
+    expect(list).toMatch(/resumed +3 call\(s\), 2 failed/);
+    expect(list).toMatch(/discarded +3 call\(s\), 3 failed/);
+  });
+
+  it('toolgate mcp answers the calls already sent, then exits 0 when its stdin closes', async () => {
+    ws.file('a.txt', 'hello\n');
+    const lines = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'read_file', arguments: { path: 'a.txt' } },
+      },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'grep', arguments: { pattern: 'hello' } },
+      },
+    ];
+    const child = spawn(process.execPath, [path.join(REPO, 'bin/toolgate.js'), 'mcp', '--root', ws.dir()], {
+      cwd: makeTempDir('toolgate-cwd-'),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
+    child.stdin.end(`${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const ids = out
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { id: number }).id)
+      .sort();
+    expect(ids).toEqual([1, 2, 3]);
+  });
+});
