@@ -1,4 +1,9 @@
-import { createToolgate } from '../toolgate.js';
+import type { CommandFacts } from '../core/command-facts.js';
+import type { AnyToolDefinition } from '../core/tool-definition.js';
+import { ToolError } from '../core/tool-error.js';
+import type { PolicyInput } from '../policy/policy-engine.js';
+import type { ResolvedPath } from '../sandbox/sandbox.js';
+import { createToolgate, type Toolgate } from '../toolgate.js';
 import { resolveSetup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
 
@@ -34,25 +39,38 @@ export async function runPolicyExplain(
   await gate.prepare([call]);
   const [planned] = gate.plan([call]);
   if (!planned) throw new Error('planner returned nothing');
-  const d = planned.decision;
+  const rejected = planned.disposition.kind === 'resolved' ? planned.disposition.result.error : undefined;
+  // Arguments that fail validation are refused before policy looks at them; the policy decision
+  // for this tool is still what the person asked about, so it is shown, with the problem beside it.
+  const d =
+    planned.decision ??
+    (planned.tool ? policyFor(gate, planned.tool, args as Record<string, unknown>) : undefined);
+  const policyOutcome = d?.action;
   const outcome =
     planned.disposition.kind === 'execute'
       ? 'allow'
       : planned.disposition.kind === 'needs_approval'
         ? 'ask'
-        : 'deny';
+        : (policyOutcome ?? 'deny');
+  const problem = planned.decision ? undefined : rejected;
   const explanation = {
     tool,
     outcome,
-    reason:
-      d?.reason ??
-      (planned.disposition.kind === 'resolved' ? planned.disposition.result.error?.message : undefined),
-    errorType: planned.disposition.kind === 'resolved' ? planned.disposition.result.error?.type : undefined,
+    reason: d?.reason ?? rejected?.message,
+    errorType: planned.decision ? rejected?.type : undefined,
     rule: d?.rule ?? 'validation (before policy)',
     file: d?.file ?? '-',
     risk: d?.risk,
     summary: planned.summary,
     governanceMode: gate.policy.mode,
+    ...(problem && d
+      ? {
+          argumentsProblem: {
+            errorType: problem.type,
+            message: `${problem.message} (as sent, the call is refused with ${problem.type} before policy)`,
+          },
+        }
+      : {}),
   };
   if (options.json) {
     out.write(`${JSON.stringify(explanation, null, 2)}\n`);
@@ -60,8 +78,36 @@ export async function runPolicyExplain(
     out.write(
       `${tool}: ${outcome.toUpperCase()}\n  reason: ${explanation.reason}\n  rule:   ${explanation.rule}\n  file:   ${explanation.file}\n` +
         (explanation.summary ? `  call:   ${explanation.summary}\n` : '') +
-        `  mode:   ${explanation.governanceMode}\n`,
+        `  mode:   ${explanation.governanceMode}\n` +
+        (explanation.argumentsProblem ? `  note:   ${explanation.argumentsProblem.message}\n` : ''),
     );
   }
   return 0;
+}
+
+/**
+ * The policy decision for arguments that did not validate: the tool and whatever the arguments
+ * still say (a `path` string is checked by the sandbox, a `command` string parsed), as the planner
+ * would have passed them. Anything that cannot be worked out is left out, never guessed.
+ */
+function policyFor(gate: Toolgate, tool: AnyToolDefinition, args: Record<string, unknown>) {
+  const paths: ResolvedPath[] = [];
+  let sandboxError: ToolError | undefined;
+  if (typeof args.path === 'string') {
+    try {
+      paths.push(gate.sandbox.resolve(args.path));
+    } catch (error) {
+      if (ToolError.isInstance(error)) sandboxError = error;
+    }
+  }
+  let commandFacts: CommandFacts | undefined;
+  try {
+    commandFacts = typeof args.command === 'string' ? tool.commandFacts?.(args) : undefined;
+  } catch {
+    commandFacts = undefined;
+  }
+  const input: PolicyInput = { tool, args, paths, recentCalls: 0 };
+  if (sandboxError) input.sandboxError = sandboxError;
+  if (commandFacts) input.commandFacts = commandFacts;
+  return gate.policy.decide(input);
 }

@@ -101,6 +101,29 @@ describe('a newcomer’s first hour (issue #12)', () => {
     expect(result.content).toContain(`[tools.run_command] allow in ${path.join(ws.dir(), 'toolgate.toml')}`);
   });
 
+  it('policy explain shows the policy decision even for arguments that do not validate, with the problem beside it', () => {
+    const text = runCli(['policy', 'explain', 'write_file', '{"path":"x"}'], { cwd: ws.dir() });
+    expect(text.status).toBe(0);
+    expect(text.stdout).toMatch(/^write_file: ASK\n {2}reason: "write_file" has side effects/);
+    expect(text.stdout).toMatch(/rule: {3}tools\.approval\.prompt_side_effects/);
+    expect(text.stdout).toMatch(
+      /note: {3}invalid arguments: .*"content".*refused with BadArgs before policy/,
+    );
+    const json = JSON.parse(
+      runCli(['policy', 'explain', 'write_file', '{"path":"/etc/x"}', '--json'], { cwd: ws.dir() }).stdout,
+    );
+    expect(json).toMatchObject({
+      outcome: 'deny',
+      rule: 'tools.sandbox',
+      argumentsProblem: { errorType: 'BadArgs' },
+    });
+    ws.file('toolgate.toml', '[tools.approval]\nallowlist = ["write_file"]\n');
+    const allowed = JSON.parse(
+      runCli(['policy', 'explain', 'write_file', '{"path":"x"}', '--json'], { cwd: ws.dir() }).stdout,
+    );
+    expect(allowed).toMatchObject({ outcome: 'allow', rule: 'tools.approval.allowlist' });
+  });
+
   it('the project’s toolgate.toml in --root applies when toolgate runs from another directory (MCP hosts)', () => {
     const project = ws.dir();
     ws.file('toolgate.toml', '[tools.approval]\nallowlist = ["write_file"]\n');
