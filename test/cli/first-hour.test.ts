@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
@@ -228,6 +228,29 @@ describe('a newcomer’s first hour (issue #12)', () => {
     const list = runCli(['journal', 'list'], { cwd: ws.dir() }).stdout;
     expect(list).toMatch(/resumed +3 call\(s\), 2 failed/);
     expect(list).toMatch(/discarded +3 call\(s\), 3 failed/);
+  });
+
+  it('a background job from exec says it ends with exec; a later exec is told why the job is gone', () => {
+    ws.file('toolgate.toml', '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["sleep"]\n');
+    const started = Date.now();
+    const [job] = JSON.parse(
+      exec([{ id: '1', name: 'run_command', arguments: { command: 'sleep 30', background: true } }]).stdout,
+    );
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(job.ok).toBe(true);
+    expect(job.content).toMatch(/started background job job-1 \(pid \d+\)/);
+    expect(job.content).toMatch(/for `toolgate exec` or `toolgate run`, only until it prints its results/);
+    const pid = Number(/pid (\d+)/.exec(job.content)?.[1]);
+    // The job died with exec, as it said (gone, or a zombie waiting for whoever reaps orphans here).
+    const state = existsSync(`/proc/${pid}/stat`)
+      ? readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]
+      : 'gone';
+    expect(['gone', 'Z']).toContain(state);
+    const [later] = JSON.parse(
+      exec([{ id: '2', name: 'read_job_output', arguments: { id: 'job-1' } }]).stdout,
+    );
+    expect(later.error.type).toBe('NotFound');
+    expect(later.content).toMatch(/jobs end with the process that started them/);
   });
 
   it('toolgate mcp answers the calls already sent, then exits 0 when its stdin closes', async () => {

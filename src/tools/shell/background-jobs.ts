@@ -25,6 +25,13 @@ function installExitHook(): void {
 }
 
 /**
+ * Said wherever a job is started or missed: a job belongs to the toolgate process that started it
+ * (a deliberate choice: no supervisor outlives toolgate, so nothing runs that nobody can stop).
+ */
+export const JOB_LIFETIME =
+  'The job lives as long as this toolgate process: for an MCP server or a chat, the session; for `toolgate exec` or `toolgate run`, only until it prints its results.';
+
+/**
  * The background jobs of one session (`run_command` with `background: true`): output kept to a
  * capped log (start and end), read by a later `read_job_output` call. Jobs are stopped on request
  * and killed when the process exits.
@@ -47,6 +54,10 @@ export class JobManager {
     };
     const pid = child.pid;
     if (pid !== undefined) live.add(pid);
+    // A job never keeps toolgate alive: when the process is otherwise done it exits, and the exit
+    // hook ends the job (the lifetime JOB_LIFETIME states).
+    child.unref();
+    for (const stream of [child.stdout, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
     child.stdout?.on('data', (chunk: Buffer) => job.output.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => job.output.push(chunk));
     child.once('close', (code, signal) => {

@@ -21,7 +21,12 @@ export function createReadJobOutputTool(settings: { jobs: JobManager; graceMs: n
     summary: (a) => `${a.stop ? 'Stop and read' : 'Read'} background job ${a.id}`,
     async execute(a) {
       const job = settings.jobs.get(a.id);
-      if (!job) throw new ToolError('NotFound', `no background job "${a.id}" in this session`);
+      if (!job) {
+        throw new ToolError(
+          'NotFound',
+          `no background job "${a.id}" in this toolgate process: jobs end with the process that started them (a \`toolgate exec\` ends its jobs when it exits). Start the command again; to read a job in a later call, use one long-running session (toolgate mcp or chat, or one toolgate run turn)`,
+        );
+      }
       if (a.stop) await settings.jobs.stop(job, settings.graceMs);
       if (a.stop && !job.exit) await new Promise((resolve) => job.child.once('close', resolve));
       const status = job.exit

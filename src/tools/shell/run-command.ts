@@ -4,7 +4,7 @@ import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
 import { truncateOutput } from '../../output/truncate-output.js';
 import { analyzeCommand } from './analyze-command.js';
-import type { JobManager } from './background-jobs.js';
+import { JOB_LIFETIME, type JobManager } from './background-jobs.js';
 import { scrubEnv } from './env-scrub.js';
 import type { OsSandbox } from './os-sandbox.js';
 import { HeadTailBuffer } from './output-buffer.js';
@@ -95,7 +95,7 @@ export function createRunCommandTool(settings: RunCommandSettings) {
           throw new ToolError('ExecutionFailed', `could not start the command: ${error.message}`);
         });
         return {
-          content: `started background job ${job.id} (pid ${child.pid}); read its output with read_job_output {"id": "${job.id}"}`,
+          content: `started background job ${job.id} (pid ${child.pid}); read its output with read_job_output {"id": "${job.id}"}. ${JOB_LIFETIME}`,
           metadata: { job: job.id, pid: child.pid },
         };
       }
