@@ -1,6 +1,7 @@
 import type { ToolgateConfig } from '../config/config-schema.js';
 import { PROVIDER_KINDS, type ProviderKind } from '../core/conversation.js';
 import { API_KEY_ENV, adapterFor } from './adapters.js';
+import { normalizeBaseUrl } from './base-url.js';
 import type { Connection, ProviderAdapter } from './provider.js';
 
 export interface ResolvedProvider {
@@ -52,12 +53,13 @@ export function resolveProvider(
   const adapter = adapterFor(kind);
   const model = flags.model ?? section?.model;
   if (!model) throw new ProviderSetupError(`no model: pass --model NAME or set model in [providers.${name}]`);
-  const baseUrl = flags.baseUrl ?? section?.base_url ?? adapter.defaultBaseUrl;
-  try {
-    new URL(baseUrl);
-  } catch {
-    throw new ProviderSetupError(`--base-url "${baseUrl}" is not a URL`);
-  }
+  const given = flags.baseUrl ?? section?.base_url;
+  const normalized =
+    given === undefined
+      ? { url: adapter.defaultBaseUrl }
+      : normalizeBaseUrl(kind, given, adapter.defaultBaseUrl);
+  if ('problem' in normalized) throw new ProviderSetupError(normalized.problem);
+  const baseUrl = normalized.url;
   const keyEnv = section?.api_key_env ?? API_KEY_ENV[kind];
   const apiKey = section?.api_key ?? env[keyEnv];
   const hosted = baseUrl === adapter.defaultBaseUrl && kind !== 'openai-compatible';

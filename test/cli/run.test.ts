@@ -33,12 +33,50 @@ describe('toolgate run: exit codes and output (issue #7 §6)', () => {
         ['run', 'hi', '--provider', 'openai-compatible', '--model', 'm', '--base-url', 'not a url'],
         /is not a URL/,
       ],
+      [
+        ['run', 'hi', '--provider', 'openai-compatible', '--model', 'm', '--base-url', 'localhost:11434'],
+        /--base-url "localhost:11434" must start with http:\/\/ or https:\/\/ \(did you mean http:\/\/localhost:11434\?\)/,
+      ],
     ];
     for (const [args, message] of cases) {
       const run = await runCliAsync([...args, '--root', root, '--no-journal'], { env: noKeys });
       expect(run.status, args.join(' ')).toBe(2);
       expect(run.stderr).toMatch(message);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('a base URL without the API version path still reaches the endpoint (Anthropic as Claude tools take it, a bare host)', async () => {
+    const root = makeTempDir();
+    for (const [kind, suffix, expected] of [
+      ['anthropic', '', '/v1/messages'],
+      ['anthropic', '/proxy', '/proxy/v1/messages'],
+      ['anthropic', '/v1/', '/v1/messages'],
+      ['openai-compatible', '', '/v1/chat/completions'],
+      ['openai-compatible', '/v1', '/v1/chat/completions'],
+    ] as const) {
+      server = await startReplayServer([{ body: textAnswer(kind, 'ok') }]);
+      const run = await runCliAsync(
+        [
+          'run',
+          'hi',
+          '--provider',
+          kind,
+          '--model',
+          'm',
+          '--base-url',
+          `${server.url}${suffix}`,
+          '--root',
+          root,
+          '--no-journal',
+        ],
+        { env: { ...noKeys, ANTHROPIC_API_KEY: 'k' } },
+      );
+      expect(run.stderr).toBe('');
+      expect(run.stdout.trim()).toBe('ok');
+      expect(server.requests.map((r) => r.path)).toEqual([expected]);
+      await server.close();
+      server = undefined;
     }
   });
 
