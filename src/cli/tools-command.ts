@@ -32,8 +32,26 @@ export function runTools(
     return 0;
   }
   const width = Math.max(...tools.map((t) => t.name.length), 4);
+  const columns = (out as { columns?: number }).columns;
   for (const t of tools) {
-    out.write(`${t.name.padEnd(width)}  ${t.tier.padEnd(14)}  ${t.description.split('. ')[0]}\n`);
+    const lead = `${t.name.padEnd(width)}  ${t.tier.padEnd(14)}  `;
+    const text = firstSentence(t.description);
+    out.write(`${lead}${columns ? fitWords(text, columns - lead.length - 1) : text}\n`);
   }
   return 0;
+}
+
+/** The first sentence: ends at ". " before a capital, never inside "e.g." or "i.e.". */
+export function firstSentence(text: string): string {
+  const end = /(?<!\b(?:e\.g|i\.e|etc|vs|cf))\.\s+(?=[A-Z`"(])/.exec(text);
+  return (end ? text.slice(0, end.index) : text).replace(/\.$/, '');
+}
+
+/** Cuts at a word boundary to fit `width` characters (mid-word only for a first word longer than that), marking the cut with "…". */
+export function fitWords(text: string, width: number): string {
+  if (text.length <= width) return text;
+  if (width < 2) return '';
+  const cut = text.slice(0, width - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > 0 ? cut.slice(0, space) : cut).replace(/[\s,;:(]+$/, '')}…`;
 }
