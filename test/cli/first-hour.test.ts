@@ -253,6 +253,27 @@ describe('a newcomer’s first hour (issue #12)', () => {
     expect(later.content).toMatch(/jobs end with the process that started them/);
   });
 
+  it('the package ships the library, the CLI and a LICENSE, and no tests or snapshots', () => {
+    const [pack] = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], {
+        cwd: REPO,
+        encoding: 'utf8',
+      }),
+    ) as [{ files: { path: string }[] }];
+    const files = pack.files.map((f) => f.path);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'bin/toolgate.js',
+        'dist/index.js',
+        'dist/index.d.ts',
+      ]),
+    );
+    expect(files.filter((f) => /\.test\.|__snapshots__|^test\//.test(f))).toEqual([]);
+  });
+
   it('toolgate mcp answers the calls already sent, then exits 0 when its stdin closes', async () => {
     ws.file('a.txt', 'hello\n');
     const lines = [
