@@ -13,9 +13,10 @@ export {
   validateConfig,
 } from './config/load-config.js';
 export type { ApprovalDecision, Approver, ConfirmationRequest } from './core/confirmation.js';
-export { approveAll, denyAll } from './core/confirmation.js';
+export { approveAll, denyAll, denyWith } from './core/confirmation.js';
 export type { AssistantToolCall, ConversationMessage, ProviderKind } from './core/conversation.js';
 export { defineTool, type ToolSpec } from './core/define-tool.js';
+export type { Denial } from './core/denial.js';
 export { DEFINITION_FORMATS, type DefinitionFormat, exportDefinitions } from './core/export-definitions.js';
 export type { LoopEvent } from './core/loop-event.js';
 export type { PlannedCall } from './core/planned-call.js';
