@@ -195,21 +195,26 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** Decoded whole and in small pieces, a stream gives exactly the fixture's calls, none flawed. */
+function expectAccumulation(fixture: Fixture, stream: string): void {
+  for (const chunkSize of [0, 1, 17]) {
+    const d = decodeStream(fixture.kind, stream, chunkSize);
+    expect(d.complete).toBe(true);
+    expect(
+      d.calls.map((c) => ({
+        ...(c.id.startsWith('made_') ? {} : { id: c.id }),
+        name: c.name,
+        args: JSON.parse(c.arguments || '{}'),
+      })),
+    ).toEqual(fixture.expected);
+    expect(d.calls.every((c) => c.problem === undefined)).toBe(true);
+  }
+}
+
 if (present) {
   describe('shared provider fixtures: decoding gives the README accumulation', () => {
     it.each(Object.entries(FIXTURES))('%s', (_name, fixture) => {
-      for (const chunkSize of [0, 1, 17]) {
-        const d = decodeStream(fixture.kind, body(fixture.kind, fixture.turns[0] as string), chunkSize);
-        expect(d.complete).toBe(true);
-        expect(
-          d.calls.map((c) => ({
-            ...(c.id.startsWith('made_') ? {} : { id: c.id }),
-            name: c.name,
-            args: JSON.parse(c.arguments || '{}'),
-          })),
-        ).toEqual(fixture.expected);
-        expect(d.calls.every((c) => c.problem === undefined)).toBe(true);
-      }
+      expectAccumulation(fixture, body(fixture.kind, fixture.turns[0] as string));
     });
 
     it('Ollama reusing index 0 for parallel calls (derived): two calls, not one merged', () => {
@@ -589,17 +594,7 @@ if (!present) {
   // fixture's wire format (test/helpers/provider-streams.ts), so this file still proves something.
   describe('provider fixtures (shared corpus absent): own streams with the same calls', () => {
     it.each(Object.entries(FIXTURES))('%s', (_name, fixture) => {
-      for (const chunkSize of [0, 1, 17]) {
-        const d = decodeStream(fixture.kind, ownStream(fixture), chunkSize);
-        expect(d.complete).toBe(true);
-        expect(
-          d.calls.map((c) => ({
-            ...(c.id.startsWith('made_') ? {} : { id: c.id }),
-            name: c.name,
-            args: JSON.parse(c.arguments || '{}'),
-          })),
-        ).toEqual(fixture.expected);
-      }
+      expectAccumulation(fixture, ownStream(fixture));
     });
 
     it('an own stream cut before its terminator is never complete', () => {
