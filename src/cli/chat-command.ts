@@ -68,8 +68,20 @@ export async function runChat(options: ChatOptions): Promise<number> {
       }),
       { exitOnCtrlC: false },
     );
-    await instance.waitUntilExit();
-    controller.cancel();
+    // The terminal closing (SIGHUP) or a SIGTERM under an approval prompt: the question is withdrawn
+    // and the batch settled as denied before exit, so no later chat finds it waiting.
+    const hangUp = () => {
+      void controller.stop().finally(() => instance.unmount());
+    };
+    process.once('SIGHUP', hangUp);
+    process.once('SIGTERM', hangUp);
+    try {
+      await instance.waitUntilExit();
+    } finally {
+      process.off('SIGHUP', hangUp);
+      process.off('SIGTERM', hangUp);
+    }
+    await controller.stop(); // before the journal closes
     return 0;
   } finally {
     close();

@@ -83,6 +83,8 @@ export class ChatController {
   };
   #history: ConversationMessage[];
   #turn: AbortController | undefined;
+  /** The running turn, so a stop can wait for it to settle (its batch journaled as ended). */
+  #running: Promise<void> | undefined;
   #approvalAnswer: ((d: ApprovalDecision) => void) | undefined;
   #resultsAnswer: ((r: ToolResult[] | undefined) => void) | undefined;
   #partialLine = '';
@@ -196,7 +198,11 @@ export class ChatController {
       this.#note('a turn is running: wait for it, or press Esc to cancel it');
       return;
     }
-    void this.#runTurn(parsed.text);
+    const running = this.#runTurn(parsed.text);
+    this.#running = running;
+    void running.finally(() => {
+      if (this.#running === running) this.#running = undefined;
+    });
   }
 
   /**
@@ -208,6 +214,16 @@ export class ChatController {
     this.#turn.abort();
     this.#resultsAnswer?.(undefined);
     return true;
+  }
+
+  /**
+   * Cancels the running turn, if any, and resolves once it has settled: an unanswered approval is
+   * denied and the batch is journaled as ended, so nothing is left for recovery (the terminal
+   * closing, SIGTERM, leaving the chat).
+   */
+  async stop(): Promise<void> {
+    this.cancel();
+    await this.#running;
   }
 
   /** `/tool <id> <result>` (its arguments here): a parse-only call's result from the person. */

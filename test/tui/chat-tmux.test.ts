@@ -217,7 +217,33 @@ describe('toolgate chat in a real terminal (tmux)', () => {
     await at(120, /enter send/);
   });
 
-  it('a batch left at an approval prompt by a closed terminal: a new session starts at once with a notice; its own session is offered recovery', async () => {
+  it('the terminal closing at an approval prompt withdraws the question: the batch ends denied, nothing is left to recover', async () => {
+    const root = makeTempDir('toolgate-tmux-');
+    const db = path.join(root, 'journal.db');
+    server = await startReplayServer([{ body: chatStream({ calls: [write('w1', 'never.txt')] }) }]);
+    const chat = startChat(root, ['--session', 'hup'], db);
+    await waitFor(chat, (t) => t.includes('enter send'), 'the chat');
+    keys(chat, 'make never.txt', 'Enter');
+    await waitFor(chat, (t) => t.includes('Approval needed'), 'the approval prompt');
+    const shell = Number(tmux('display', '-p', '-t', chat, '#{pane_pid}').stdout.trim());
+    tmux('kill-session', '-t', chat); // SIGHUP
+    for (let i = 0; i < 100 && alive(shell); i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 500)); // the chat process itself settles, then exits
+    const journal = SqliteJournal.open(db);
+    try {
+      expect(journal.incompleteBatches()).toEqual([]);
+      const [batch] = journal.recentBatches(5);
+      const calls = batch ? journal.batch(batch.id)?.calls : undefined;
+      expect(calls?.map((c) => [c.status, c.result?.error?.type])).toEqual([['denied', 'Denied']]);
+      expect(calls?.[0]?.result?.error?.message).toMatch(/the batch was cancelled/);
+    } finally {
+      journal.close();
+    }
+    expect(existsSync(path.join(root, 'never.txt'))).toBe(false);
+    expect(server.requests).toHaveLength(1); // the model was not resumed
+  });
+
+  it('a batch left at an approval prompt by a crash: a new session starts at once with a notice; its own session is offered recovery', async () => {
     const root = makeTempDir('toolgate-tmux-');
     const db = path.join(root, 'journal.db');
     server = await startReplayServer([
@@ -229,9 +255,11 @@ describe('toolgate chat in a real terminal (tmux)', () => {
     keys(first, 'make late.txt', 'Enter');
     await waitFor(first, (t) => t.includes('Approval needed'), 'the approval prompt');
     const shell = Number(tmux('display', '-p', '-t', first, '#{pane_pid}').stdout.trim());
-    tmux('kill-session', '-t', first); // the terminal closes under the question
-    for (let i = 0; i < 100 && alive(shell); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(alive(shell)).toBe(false);
+    const chatPid = Number(spawnSync('pgrep', ['-P', String(shell)], { encoding: 'utf8' }).stdout.trim());
+    process.kill(chatPid, 'SIGKILL'); // toolgate dies under the question, with no chance to settle
+    for (let i = 0; i < 100 && alive(chatPid); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(alive(chatPid)).toBe(false);
+    tmux('kill-session', '-t', first);
     const journal = SqliteJournal.open(db);
     try {
       expect(journal.incompleteBatches().map((b) => [b.session, b.status])).toEqual([
