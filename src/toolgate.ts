@@ -95,7 +95,7 @@ export class Toolgate {
     // The journal file (and its WAL/SHM companions) is toolgate's own state: never a tool's.
     if (options.journal && options.journal.location !== ':memory:') {
       const file = path.resolve(baseDir, options.journal.location);
-      deniedFiles.push(file, `${file}-wal`, `${file}-shm`);
+      deniedFiles.push(file, `${file}-wal`, `${file}-shm`, `${file}-journal`);
     }
     if (options.configFile) deniedFiles.push(path.resolve(baseDir, options.configFile));
     this.sandbox = new Sandbox({

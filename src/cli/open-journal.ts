@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { JournalError } from '../journal/journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
@@ -16,7 +16,8 @@ export function journalPath(setup: Setup, option: string | undefined, cwd = proc
 
 /**
  * Opens the journal or stops with a clear message (exit 2): nothing runs without it. In toolgate's
- * own `.toolgate/` folder it also leaves a `.gitignore`, so the state never shows up in `git status`.
+ * own `.toolgate/` folder (kept 0700) it also leaves a `.gitignore`, so the state never shows up in
+ * `git status`.
  */
 export function openJournalOrStop(file: string): SqliteJournal {
   let journal: SqliteJournal;
@@ -27,7 +28,14 @@ export function openJournalOrStop(file: string): SqliteJournal {
     throw error;
   }
   const dir = path.dirname(file);
-  if (path.basename(dir) === STATE_DIR && !existsSync(path.join(dir, '.gitignore'))) {
+  if (path.basename(dir) !== STATE_DIR) return journal;
+  try {
+    // toolgate's own folder is private (the journal holds file contents); tightened if it was not.
+    if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  } catch {
+    // Not ours to change (another owner): the files inside are still 0600.
+  }
+  if (!existsSync(path.join(dir, '.gitignore'))) {
     try {
       writeFileSync(
         path.join(dir, '.gitignore'),

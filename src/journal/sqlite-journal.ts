@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { ConfirmationRequest } from '../core/confirmation.js';
@@ -72,6 +73,24 @@ export function explainSqliteError(error: unknown, file: string): JournalError {
 }
 
 /**
+ * The journal holds file contents the tools read (some from 0600 files): it and SQLite's side files
+ * are readable by their owner only. A new file is created 0600 (SQLite gives the -wal and -shm
+ * files the database's mode); an existing one that is looser is tightened.
+ */
+function keepPrivate(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
+    let mode: number;
+    try {
+      mode = statSync(f).mode;
+    } catch {
+      continue;
+    }
+    if ((mode & 0o077) !== 0) chmodSync(f, mode & 0o700);
+  }
+}
+
+/**
  * Switches a file to WAL. Several processes creating the journal at once can get SQLITE_BUSY here
  * without SQLite waiting its busy timeout (the switch needs an exclusive lock, and SQLite does not
  * wait where waiting could deadlock), so it is retried until the deadline; once one process has
@@ -112,6 +131,7 @@ export class SqliteJournal implements Journal {
     if (file !== ':memory:') {
       try {
         makeDirs(path.dirname(file));
+        keepPrivate(file);
       } catch (error) {
         throw new JournalError(
           `cannot create the journal ${file}: ${(error as Error).message}; use --journal FILE in a writable directory, or --no-journal`,
