@@ -158,6 +158,7 @@ export function buildProgram(): Command {
         '--http <listen>',
         'serve Streamable HTTP on [HOST:]PORT instead (127.0.0.1 unless a host is given; other hosts need TOOLGATE_MCP_TOKEN)',
       )
+      .option('--max-body <bytes>', 'with --http: largest request body accepted (default 4 MiB)')
       .option('--session <id>', 'conversation identity (read cache and journal rows)')
       .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
       .option('--no-journal', 'do not journal'),

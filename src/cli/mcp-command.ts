@@ -3,6 +3,7 @@ import type { Journal } from '../journal/journal.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
 import { journalPath, openJournalOrStop } from './open-journal.js';
 import { resolveSetup } from './resolve-setup.js';
+import { UsageError } from './usage-error.js';
 
 export interface McpOptions {
   root?: string[];
@@ -10,6 +11,7 @@ export interface McpOptions {
   journal?: string | boolean;
   session?: string;
   http?: string;
+  maxBody?: string;
 }
 
 /**
@@ -58,8 +60,12 @@ export async function runMcp(options: McpOptions): Promise<number> {
     return 0;
   }
   // The HTTP transport (and its server framework) is loaded only when asked for: stdio starts faster.
-  const { serveMcpHttp } = await import('./mcp-http.js');
-  await serveMcpHttp(options.http, serverOptions, options.session);
+  const { serveMcpHttp, DEFAULT_MAX_BODY_BYTES } = await import('./mcp-http.js');
+  const maxBody = options.maxBody === undefined ? DEFAULT_MAX_BODY_BYTES : Number(options.maxBody);
+  if (!Number.isSafeInteger(maxBody) || maxBody < 1024) {
+    throw new UsageError(`--max-body expects a number of bytes of at least 1024, got "${options.maxBody}"`);
+  }
+  await serveMcpHttp(options.http, serverOptions, options.session, maxBody);
   journal?.close();
   return 0;
 }

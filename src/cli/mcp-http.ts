@@ -3,9 +3,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer, type McpServerOptions } from '../mcp/mcp-server.js';
+import { BodyTooLarge, checkRequestOrigin, isLoopback, readBody, tokenMatches } from './http-guard.js';
 import { UsageError } from './usage-error.js';
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+/** Default cap on one request body: MCP messages are small; tool arguments are capped lower still. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** `[HOST:]PORT` → host and port; the host defaults to 127.0.0.1. */
 export function parseListen(value: string): { host: string; port: number } {
@@ -25,20 +27,31 @@ export async function serveMcpHttp(
   listen: string,
   serverOptions: McpServerOptions,
   session: string | undefined,
+  maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
 ): Promise<void> {
   const { host, port } = parseListen(listen);
   const token = process.env.TOOLGATE_MCP_TOKEN;
-  if (!LOOPBACK.has(host) && !token) {
+  const loopback = isLoopback(host);
+  if (!loopback && !token) {
     throw new UsageError(
       `refusing to serve MCP on ${host} without a bearer token: set TOOLGATE_MCP_TOKEN, or listen on 127.0.0.1`,
     );
   }
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let boundPort = port;
+  const refuse = (res: ServerResponse, status: number, error: string) => {
+    res
+      .writeHead(status, { 'content-type': 'application/json', connection: 'close' })
+      .end(JSON.stringify({ error }));
+  };
   const http = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    if (token && req.headers.authorization !== `Bearer ${token}`) {
-      res
-        .writeHead(401, { 'content-type': 'application/json' })
-        .end('{"error":"missing or wrong bearer token"}');
+    const notHere = checkRequestOrigin(req.headers, loopback, boundPort);
+    if (notHere) {
+      refuse(res, 403, notHere);
+      return;
+    }
+    if (token && !tokenMatches(req.headers.authorization, token)) {
+      refuse(res, 401, 'missing or wrong bearer token');
       return;
     }
     try {
@@ -46,9 +59,7 @@ export async function serveMcpHttp(
       let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
       let body: unknown;
       if (req.method === 'POST') {
-        const chunks: Buffer[] = [];
-        for await (const c of req) chunks.push(c as Buffer);
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
+        body = JSON.parse((await readBody(req, maxBodyBytes)).toString('utf8') || 'null');
       }
       if (!transport) {
         if (req.method !== 'POST' || !isInitializeRequest(body)) {
@@ -73,10 +84,13 @@ export async function serveMcpHttp(
       }
       await transport.handleRequest(req, res, body);
     } catch (error) {
-      if (!res.headersSent)
-        res
-          .writeHead(400, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ error: (error as Error).message }));
+      if (res.headersSent) return;
+      if (error instanceof BodyTooLarge) {
+        res.once('finish', () => req.destroy()); // the rest is never read
+        refuse(res, 413, `${error.message}; raise it with --max-body BYTES`);
+        return;
+      }
+      refuse(res, 400, (error as Error).message);
     }
   });
   await new Promise<void>((resolve, reject) => {
@@ -84,6 +98,7 @@ export async function serveMcpHttp(
     http.listen(port, host, resolve);
   });
   const address = http.address();
+  if (typeof address === 'object' && address) boundPort = address.port;
   process.stderr.write(
     `toolgate: MCP over HTTP on http://${host}:${typeof address === 'object' && address ? address.port : port}/mcp\n`,
   );

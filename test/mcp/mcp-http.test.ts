@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,8 +15,13 @@ afterEach(() => {
 });
 
 /** Starts `toolgate mcp --http` and resolves with the URL it prints. */
-function serve(root: string, listen: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--no-journal', '--http', listen], {
+function serve(
+  root: string,
+  listen: string,
+  env: NodeJS.ProcessEnv = {},
+  extra: string[] = [],
+): Promise<string> {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--no-journal', '--http', listen, ...extra], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -68,4 +74,110 @@ describe('toolgate mcp over Streamable HTTP (issue #6)', () => {
     expect((await client.listTools()).tools.length).toBeGreaterThan(5);
     await client.close();
   });
+
+  it('DNS rebinding and cross-site pages are refused: Host and Origin must be this loopback server (raw HTTP)', async () => {
+    const url = new URL(await serve(makeTempDir('toolgate-mcp-http-'), '0'));
+    const port = Number(url.port);
+    const init = JSON.stringify(INITIALIZE);
+    const cases: [Record<string, string>, number][] = [
+      [{ host: `evil.example:${port}` }, 403],
+      [{ host: `127.0.0.1:${port + 1}` }, 403],
+      [{ host: `127.0.0.1:${port}`, origin: 'http://evil.example' }, 403],
+      [{ host: `localhost:${port}`, origin: `http://evil.example:${port}` }, 403],
+      [{ host: `127.0.0.1:${port}`, origin: 'null' }, 403],
+      [{ host: `127.0.0.1:${port}` }, 200],
+      [{ host: `localhost:${port}`, origin: `http://localhost:${port}` }, 200],
+    ];
+    for (const [headers, status] of cases) {
+      const r = await rawPost(port, init, headers);
+      expect(r.status, JSON.stringify(headers)).toBe(status);
+      if (status === 403) expect(r.body).toMatch(/not this server|may not use this server/);
+    }
+  });
+
+  it('request bodies are capped (413 without reading the rest), configurable with --max-body', async () => {
+    const url = new URL(await serve(makeTempDir('toolgate-mcp-http-'), '0', {}, ['--max-body', '65536']));
+    const port = Number(url.port);
+    const host = `127.0.0.1:${port}`;
+    const big = await rawPost(port, 'x'.repeat(200_000), { host });
+    expect(big.status).toBe(413);
+    expect(big.body).toMatch(/larger than 65536 bytes; raise it with --max-body/);
+    // A body that never declares its length is cut off at the cap as it streams in.
+    const chunked = await rawPost(port, 'y'.repeat(300_000), { host, 'transfer-encoding': 'chunked' });
+    expect(chunked.status).toBe(413);
+    expect((await rawPost(port, JSON.stringify(INITIALIZE), { host })).status).toBe(200);
+  });
+
+  it('a wrong bearer token is refused whatever its length (compared in constant time)', async () => {
+    const url = new URL(
+      await serve(makeTempDir('toolgate-mcp-http-'), '127.0.0.2:0', { TOOLGATE_MCP_TOKEN: 'tok-123' }),
+    );
+    const port = Number(url.port);
+    const host = `127.0.0.2:${port}`;
+    for (const authorization of [
+      '',
+      'Bearer tok-12',
+      'Bearer tok-1234',
+      'Bearer TOK-123',
+      'tok-123',
+      'Basic tok-123',
+    ]) {
+      expect(
+        (await rawPost(port, JSON.stringify(INITIALIZE), { host, authorization }, '127.0.0.2')).status,
+      ).toBe(401);
+    }
+    expect(
+      (
+        await rawPost(
+          port,
+          JSON.stringify(INITIALIZE),
+          { host, authorization: 'Bearer tok-123' },
+          '127.0.0.2',
+        )
+      ).status,
+    ).toBe(200);
+  });
 });
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+/** One POST with exactly these headers (Host included), as a browser or an attacker could send it. */
+function rawPost(
+  port: number,
+  body: string,
+  headers: Record<string, string>,
+  address = '127.0.0.1',
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: address,
+        port,
+        path: '/mcp',
+        method: 'POST',
+        setHost: false,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(headers['transfer-encoding'] ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', (error) => reject(error));
+    req.end(body);
+  });
+}
