@@ -4,6 +4,8 @@ export interface SimpleCommand {
   argv: (string | undefined)[];
   /** The command as text, for approval summaries and condition rules. */
   text: string;
+  /** Files it reads through `<` (undefined: known only at run time): checked like its arguments. */
+  inputs?: (string | undefined)[];
 }
 
 /** What policy needs to know about a shell command line (from the parsed command, not the string). */

@@ -1,49 +1,59 @@
 import type { Node } from 'web-tree-sitter';
 import type { CommandFacts, SimpleCommand } from '../../core/command-facts.js';
 import { shellParser } from './shell-parser.js';
+import { riskyBuiltin, safeToSet } from './shell-tables.js';
+import { shellScript, unwrapOnce } from './shell-wrappers.js';
 
 export type { CommandFacts, SimpleCommand } from '../../core/command-facts.js';
 
 const STANDARD_DIRS = /^\/(?:usr\/(?:local\/)?)?s?bin\//;
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish']);
-const DANGEROUS_ENV =
-  /^(?:LD_\w+|DYLD_\w+|PATH|BASH_ENV|ENV|PS4|PROMPT_COMMAND|IFS|SHELLOPTS|BASHOPTS|GIT_SSH_COMMAND|GIT_EXTERNAL_DIFF|GIT_CONFIG\w*|PAGER|GIT_PAGER|EDITOR|VISUAL|NODE_OPTIONS|PYTHONSTARTUP|PERL5OPT|RUBYOPT)$/;
 const MAX_DEPTH = 8;
+
+/**
+ * Syntax allowlist (docs/SHELL-POLICY.md). A command line is judged only when every node of its
+ * tree is of a kind listed here and known to be inert; any other node (a substitution anywhere,
+ * arithmetic on non-literals, a parameter-expansion operator, a kind this file does not know, a
+ * parse error) is a risk, and a risk never runs without asking. The shell that runs the command is
+ * bash (`--noprofile --norc`), the grammar the parser reads.
+ */
+const CONTAINERS = new Set([
+  'program',
+  'list',
+  'pipeline',
+  'subshell',
+  'redirected_statement',
+  'negated_command',
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'while_statement',
+  'do_group',
+  'case_statement',
+  'case_item',
+]);
+
+/** Operators of `test`/`[[ ]]` that evaluate their operands as arithmetic. */
+const ARITHMETIC_TESTS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
+
+/** Control characters other than tab and newline: bash and the parser split words differently at them. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly what is looked for
+const ODD_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
 /** Program name for matching: `/usr/bin/git` is `git`; any other path stays a path. */
 function programName(word: string): string {
   return STANDARD_DIRS.test(word) ? word.replace(/^.*\//, '') : word;
 }
 
-/** The static value of a word node, or undefined when it depends on run time. */
-function staticValue(node: Node): string | undefined {
-  switch (node.type) {
-    case 'word':
-    case 'number':
-      return node.text.replace(/\\(.)/gs, '$1').replace(/\\\n/g, '');
-    case 'raw_string':
-      return node.text.slice(1, -1);
-    case 'string': {
-      let out = '';
-      for (const child of node.namedChildren) {
-        if (!child) continue;
-        if (child.type !== 'string_content') return undefined;
-        out += child.text.replace(/\\([$`"\\\n])/g, '$1');
-      }
-      return out;
-    }
-    case 'concatenation': {
-      let out = '';
-      for (const child of node.namedChildren) {
-        const v = child ? staticValue(child) : undefined;
-        if (v === undefined) return undefined;
-        out += v;
-      }
-      return out;
-    }
-    default:
-      return undefined;
-  }
+/** A word's own text after removing escapes, for the checks on what bash would expand in it. */
+function unescaped(text: string): string {
+  return text.replace(/\\(.)/gs, '');
+}
+
+/** Unquoted text bash expands at run time: globs, braces with a list or range, a leading tilde. */
+function expandsAtRunTime(text: string): boolean {
+  const bare = unescaped(text);
+  return /[*?[]/.test(bare) || /\{[^}]*(?:,|\.\.)[^}]*\}/.test(bare) || bare.startsWith('~');
 }
 
 class Analysis {
@@ -54,77 +64,299 @@ class Analysis {
     this.risks.add(reason);
   }
 
-  /** Walks any node: commands are collected, risky constructs noted, nothing is skipped. */
-  walk(node: Node, depth: number): void {
+  /** A statement-level node: containers are walked, commands judged, anything unknown is a risk. */
+  statement(node: Node, depth: number): void {
     if (depth > MAX_DEPTH) {
       this.risk('nested too deeply to check');
       return;
     }
+    if (node.isMissing) this.risk('the command is incomplete');
     switch (node.type) {
-      case 'ERROR':
-        this.risk('part of the command could not be parsed');
-        break;
+      case 'comment':
+        return;
       case 'command':
         this.command(node, depth);
         return;
-      case 'command_substitution':
-        this.risk(node.text.startsWith('`') ? 'command substitution `…`' : 'command substitution $(…)');
-        break;
-      case 'process_substitution':
-        this.risk('process substitution <(…) / >(…)');
-        break;
-      case 'file_redirect':
-        this.redirect(node);
-        break;
-      case 'herestring_redirect':
-        break;
       case 'variable_assignment':
-        this.assignment(node);
-        break;
+        this.assignment(node, depth);
+        return;
+      case 'file_redirect':
+      case 'heredoc_redirect':
+      case 'herestring_redirect':
+        this.redirect(node, depth);
+        return;
+      case 'redirected_statement': {
+        // `cmd < file`: the redirections belong to the one command, so a file it reads is checked
+        // like its arguments; around a compound statement they stand alone.
+        const [body, ...redirects] = node.namedChildren.filter((c): c is Node => c !== null);
+        if (body?.type === 'command') this.command(body, depth + 1, redirects);
+        else {
+          if (body) this.statement(body, depth + 1);
+          for (const r of redirects) this.statement(r, depth + 1);
+        }
+        return;
+      }
+      case 'compound_statement':
+        if (node.children[0]?.type === '((') this.arithmetic(node, depth);
+        else this.children(node, depth);
+        return;
+      case 'for_statement':
+        this.forStatement(node, depth);
+        return;
+      case 'test_command':
+        this.test(node, depth);
+        return;
+      case 'ERROR':
+        this.risk('part of the command could not be parsed');
+        return;
       case 'function_definition':
         this.risk('defines a shell function');
-        break;
-      case 'arithmetic_expansion':
-        break;
-      default:
-        if (node.isMissing) this.risk('the command is incomplete');
-    }
-    for (const child of node.namedChildren) if (child) this.walk(child, depth + 1);
-  }
-
-  assignment(node: Node): void {
-    const name = node.childForFieldName('name')?.text ?? node.namedChildren[0]?.text ?? '';
-    if (DANGEROUS_ENV.test(name)) this.risk(`sets ${name}, which changes what programs run`);
-  }
-
-  redirect(node: Node): void {
-    const op = node.children.find((c) => c && !c.isNamed)?.text ?? '';
-    const target = node.namedChildren.find((c) => c && c.type !== 'file_descriptor');
-    const value = target ? staticValue(target) : undefined;
-    if (op.startsWith('<') && op !== '<>') return; // reading a file is what the program could do anyway
-    if (
-      op === '>&' ||
-      op === '<&' ||
-      op === '&>' ||
-      op === '&>>' ||
-      op === '>' ||
-      op === '>>' ||
-      op === '>|' ||
-      op === '<>'
-    ) {
-      if (value === '/dev/null' || (op.endsWith('&') && value !== undefined && /^\d+$|^-$/.test(value)))
+        for (const child of node.namedChildren)
+          if (child?.type === 'compound_statement') this.statement(child, depth + 1);
         return;
-      this.risk(`redirects output to a file (${node.text})`);
+      case 'declaration_command':
+      case 'unset_command':
+        this.risk(`${node.children[0]?.text ?? 'declare'} sets variables and attributes`);
+        return;
+      case 'c_style_for_statement':
+        this.risk('a C-style for loop evaluates arithmetic');
+        return;
+      case 'extglob_pattern':
+      case 'regex':
+        this.pattern(node);
+        return;
+      default:
+        if (CONTAINERS.has(node.type)) this.children(node, depth);
+        else if (this.isValue(node))
+          this.value(node, depth); // a case subject or pattern, a for list
+        else this.risk(`an unsupported shell construct (${node.type})`);
     }
   }
 
-  command(node: Node, depth: number): void {
-    const words: (string | undefined)[] = [];
+  children(node: Node, depth: number): void {
+    for (const child of node.namedChildren) if (child) this.statement(child, depth + 1);
+  }
+
+  /** A pattern is matched, never run; bash still expands what is in it, which must be nothing. */
+  pattern(node: Node): void {
+    if (/[`$]/.test(node.text)) this.risk(`an expansion inside a pattern (${node.text})`);
+  }
+
+  isValue(node: Node): boolean {
+    return VALUE_TYPES.has(node.type);
+  }
+
+  /**
+   * A word-level node: its value when it is known before run time, undefined when bash computes
+   * it (a variable, a glob); anything that would run something or that this file does not know
+   * is a risk (and also undefined).
+   */
+  value(node: Node, depth: number): string | undefined {
+    switch (node.type) {
+      case 'word': {
+        if (/[`]|\$\(/.test(node.text)) {
+          this.risk('a substitution hidden in a word');
+          return undefined;
+        }
+        if (expandsAtRunTime(node.text)) return undefined;
+        return node.text.replace(/\\(.)/gs, '$1');
+      }
+      case 'number':
+        return node.text;
+      case 'raw_string':
+        return node.text.slice(1, -1);
+      case 'ansi_c_string':
+        return undefined; // no expansions inside; its escapes are decoded by bash
+      case 'string':
+      case 'translated_string': {
+        let out: string | undefined = '';
+        for (const child of node.namedChildren) {
+          if (!child) continue;
+          if (child.type === 'string_content') {
+            if (out !== undefined) out += child.text.replace(/\\([$`"\\\n])/g, '$1');
+            if (/`/.test(child.text)) this.risk('a backquote substitution in a string');
+          } else {
+            this.value(child, depth + 1);
+            out = undefined;
+          }
+        }
+        return out;
+      }
+      case 'concatenation': {
+        let out: string | undefined = '';
+        let bare = '';
+        for (const child of node.namedChildren) {
+          if (!child) continue;
+          const v = this.value(child, depth + 1);
+          if (child.type === 'word') bare += child.text;
+          out = out === undefined || v === undefined ? undefined : out + v;
+        }
+        return expandsAtRunTime(bare) ? undefined : out;
+      }
+      case 'simple_expansion':
+        return undefined; // $NAME, $1, $@: a value, never code
+      case 'expansion':
+        this.expansion(node);
+        return undefined;
+      case 'arithmetic_expansion':
+        this.arithmetic(node, depth);
+        return undefined;
+      case 'brace_expression':
+        return undefined;
+      case 'command_substitution':
+        this.risk(node.text.startsWith('`') ? 'command substitution `…`' : 'command substitution $(…)');
+        this.children(node, depth); // its commands still meet the deny rules
+        return undefined;
+      case 'process_substitution':
+        this.risk('process substitution <(…) / >(…)');
+        this.children(node, depth);
+        return undefined;
+      default:
+        this.risk(`an unsupported shell construct (${node.type})`);
+        return undefined;
+    }
+  }
+
+  /** `${NAME}` only: any operator (default values, substrings, indirection, subscripts) asks. */
+  expansion(node: Node): void {
+    const parts = node.children.filter((c): c is Node => c !== null);
+    const plain =
+      parts.length === 3 &&
+      parts[0]?.type === '${' &&
+      (parts[1]?.type === 'variable_name' || parts[1]?.type === 'special_variable_name') &&
+      parts[2]?.type === '}';
+    if (!plain) this.risk(`a parameter expansion with an operator (${node.text})`);
+  }
+
+  /** Arithmetic is inert only on number literals: bash evaluates a variable's value as arithmetic too. */
+  arithmetic(node: Node, depth: number): void {
+    const literalOnly = (n: Node): boolean =>
+      n.namedChildren.every(
+        (c) =>
+          c !== null &&
+          (c.type === 'number' ||
+            ((c.type === 'binary_expression' ||
+              c.type === 'unary_expression' ||
+              c.type === 'parenthesized_expression') &&
+              literalOnly(c))),
+      );
+    if (!literalOnly(node)) this.risk(`arithmetic on values known only at run time (${node.text})`);
+    else if (depth > MAX_DEPTH) this.risk('nested too deeply to check');
+  }
+
+  /** `[ … ]` / `[[ … ]]`: string and file tests are inert; arithmetic comparisons need literals. */
+  test(node: Node, depth: number): void {
+    const visit = (n: Node) => {
+      for (const child of n.namedChildren) {
+        if (!child) continue;
+        if (child.type === 'test_operator') continue;
+        if (child.type === 'binary_expression') {
+          const op = child.children.find((c) => c?.type === 'test_operator')?.text ?? '';
+          if (
+            ARITHMETIC_TESTS.has(op) &&
+            !child.namedChildren.every((c) => c?.type === 'number' || c?.type === 'test_operator')
+          ) {
+            this.risk(`an arithmetic comparison on values known only at run time (${child.text})`);
+          }
+          visit(child);
+        } else if (child.type === 'unary_expression' || child.type === 'parenthesized_expression') {
+          visit(child);
+        } else if (child.type === 'regex' || child.type === 'extglob_pattern') {
+          this.pattern(child);
+        } else if (this.isValue(child)) {
+          this.value(child, depth + 1);
+        } else {
+          this.risk(`an unsupported shell construct in a test (${child.type})`);
+        }
+      }
+    };
+    visit(node);
+  }
+
+  forStatement(node: Node, depth: number): void {
+    const name = node.childForFieldName('variable')?.text ?? node.namedChildren[0]?.text ?? '';
+    if (!safeToSet(name)) this.risk(`the loop sets ${name}, which changes what programs do`);
     for (const child of node.namedChildren) {
+      if (!child || child.type === 'variable_name') continue;
+      if (child.type === 'do_group') this.children(child, depth + 1);
+      else if (this.isValue(child)) this.value(child, depth + 1);
+      else this.statement(child, depth + 1);
+    }
+  }
+
+  /** `NAME=value` (alone, or before a command): only names known to be safe, only inert values. */
+  assignment(node: Node, depth: number): void {
+    const target = node.namedChildren[0];
+    if (!target || target.type !== 'variable_name') {
+      this.risk(`an assignment to ${target?.text ?? 'an element'} (array subscripts are evaluated)`);
+      return;
+    }
+    if (!safeToSet(target.text)) this.risk(`sets ${target.text}, which changes what programs run or read`);
+    if (node.children.some((c) => c?.type === '+=')) this.risk(`appends to ${target.text}`);
+    for (const value of node.namedChildren.slice(1)) {
+      if (!value) continue;
+      if (value.type === 'array') this.risk(`an array assignment to ${target.text}`);
+      else this.value(value, depth + 1);
+    }
+  }
+
+  /**
+   * Reading is what the program could do anyway (the file is checked like an argument); output may
+   * go to /dev/null or another descriptor; any other target is a file written.
+   */
+  redirect(node: Node, depth: number, command?: (string | undefined)[]): void {
+    if (node.type === 'herestring_redirect') {
+      for (const child of node.namedChildren) if (child) this.value(child, depth + 1);
+      return;
+    }
+    if (node.type === 'heredoc_redirect') {
+      const start = node.namedChildren.find((c) => c?.type === 'heredoc_start')?.text ?? '';
+      const body = node.namedChildren.find((c) => c?.type === 'heredoc_body');
+      const quoted = /^['"\\]/.test(start) || /['"]$/.test(start);
+      if (!quoted && body) {
+        // The parser does not see backquotes in a heredoc body; bash runs them.
+        if (/`/.test(body.text)) this.risk('a backquote substitution in a here-document');
+        for (const child of body.namedChildren) {
+          if (child && child.type !== 'heredoc_content') this.value(child, depth + 1);
+        }
+      }
+      for (const child of node.namedChildren) {
+        if (child && !['heredoc_start', 'heredoc_body', 'heredoc_end'].includes(child.type)) {
+          this.statement(child, depth + 1); // what follows `<<EOF` on its line (`| cmd`, `&& cmd`)
+        }
+      }
+      return;
+    }
+    const op = node.children.find((c) => c && !c.isNamed)?.text ?? '';
+    const targets = node.namedChildren.filter((c): c is Node => c !== null && c.type !== 'file_descriptor');
+    if (targets.length !== 1) {
+      this.risk(`a redirection the shells read differently (${node.text})`);
+      return;
+    }
+    const target = targets[0] as Node;
+    const value = this.value(target, depth + 1);
+    if (op === '<') {
+      if (command)
+        command.push(value); // checked like a file argument
+      else this.risk(`reads a file for a compound command (${node.text})`);
+      return;
+    }
+    if ((op === '>&' || op === '<&') && value !== undefined && /^(?:\d+|-)$/.test(value)) return;
+    if (
+      (op === '>' || op === '>>' || op === '&>' || op === '&>>' || op === '>|' || op === '>&') &&
+      value === '/dev/null'
+    )
+      return;
+    this.risk(`redirects output to a file (${node.text})`);
+  }
+
+  command(node: Node, depth: number, outerRedirects: readonly Node[] = []): void {
+    const words: (string | undefined)[] = [];
+    const readFiles: (string | undefined)[] = [];
+    for (const child of [...node.namedChildren, ...outerRedirects]) {
       if (!child) continue;
       if (child.type === 'variable_assignment') {
-        this.assignment(child);
-        this.walk(child, depth + 1); // its value may hold a substitution
+        this.assignment(child, depth + 1);
         continue;
       }
       if (
@@ -132,19 +364,23 @@ class Analysis {
         child.type === 'herestring_redirect' ||
         child.type === 'heredoc_redirect'
       ) {
-        this.walk(child, depth + 1);
+        this.redirect(child, depth + 1, readFiles);
         continue;
       }
-      const target = child.type === 'command_name' ? (child.namedChildren[0] ?? child) : child;
-      words.push(staticValue(target));
-      this.walk(target, depth + 1); // substitutions inside words
+      const target = child.type === 'command_name' ? child.namedChildren[0] : child;
+      if (!target || !this.isValue(target)) {
+        this.risk(`an unsupported shell construct (${target?.type ?? child.type})`);
+        words.push(undefined);
+        continue;
+      }
+      words.push(this.value(target, depth + 1));
     }
     if (words.length === 0) return;
-    this.unwrap(words, node.text, depth);
+    this.unwrap(words, readFiles, node.text, depth);
   }
 
   /** Looks through wrappers to the command that really runs; a shell's `-c` script is parsed too. */
-  unwrap(argv: (string | undefined)[], text: string, depth: number): void {
+  unwrap(argv: (string | undefined)[], readFiles: (string | undefined)[], text: string, depth: number): void {
     let words = argv;
     for (let guard = 0; guard < 16 && words.length > 0; guard++) {
       const first = words[0];
@@ -155,11 +391,8 @@ class Analysis {
       }
       const name = programName(first);
       const rest = words.slice(1);
-      if (name === 'eval') {
-        this.risk('eval runs text as a command');
-      } else if (name === 'source' || name === '.') {
-        this.risk('source runs a script file');
-      }
+      const builtin = riskyBuiltin([name, ...rest]);
+      if (builtin) this.risk(builtin);
       if (SHELLS.has(name)) {
         const script = shellScript(rest);
         if (script === null) break; // `bash file.sh`: a command of its own, matched as written
@@ -177,10 +410,12 @@ class Analysis {
     }
     if (words.length === 0) return;
     const normalized = [programName(words[0] ?? ''), ...words.slice(1)];
-    this.commands.push({
+    const command: SimpleCommand = {
       argv: words[0] === undefined ? words : normalized,
       text: words.map((w) => w ?? '…').join(' '),
-    });
+    };
+    if (readFiles.length > 0) command.inputs = readFiles;
+    this.commands.push(command);
   }
 
   nested(script: string, depth: number): void {
@@ -190,131 +425,36 @@ class Analysis {
   }
 }
 
-/** For `bash -lc 'script'` and friends: the script, null when there is no -c, undefined when not static. */
-function shellScript(args: (string | undefined)[]): string | null | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === undefined) return undefined;
-    if (a === '--' || (!a.startsWith('-') && !a.startsWith('+'))) return null;
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(a)) {
-      // Flags after -c may still come before the script (`bash -c -e 'x'` is unusual; take the next non-flag).
-      for (let j = i + 1; j < args.length; j++) {
-        const s = args[j];
-        if (s === undefined) return undefined;
-        if (s.startsWith('-') && s !== '-') continue;
-        return s;
-      }
-      return undefined;
-    }
-    if (a === '-o' || a === '+o' || a === '-O' || a === '+O' || a === '--rcfile' || a === '--init-file') i++;
-  }
-  return null;
-}
-
-/** One wrapper layer: the wrapped argv, or undefined when `name` is not a wrapper. */
-function unwrapOnce(
-  name: string,
-  rest: (string | undefined)[],
-  risk: (reason: string) => void,
-): (string | undefined)[] | undefined {
-  const skipOptions = (withValue: Set<string>, stopAtFirstPositional = true): (string | undefined)[] => {
-    let i = 0;
-    while (i < rest.length) {
-      const a = rest[i];
-      if (a === undefined) return rest.slice(i);
-      if (a === '--') return rest.slice(i + 1);
-      if (!a.startsWith('-') || a === '-') break;
-      i += withValue.has(a) ? 2 : 1;
-      if (!stopAtFirstPositional) continue;
-    }
-    return rest.slice(i);
-  };
-  switch (name) {
-    case 'sudo':
-    case 'doas':
-      risk(`${name} runs the command as another user`);
-      return skipOptions(
-        new Set(['-u', '-g', '-C', '-h', '-p', '-U', '-r', '-t', '-D', '--user', '--group']),
-      );
-    case 'env': {
-      let i = 0;
-      while (i < rest.length) {
-        const a = rest[i];
-        if (a === undefined) break;
-        if (a === '-S' || a.startsWith('--split-string')) {
-          risk('env -S runs a command line from a string');
-          return undefined;
-        }
-        if (a === '-u' || a === '--unset' || a === '-C' || a === '--chdir') i += 2;
-        else if (a === '--') {
-          i++;
-          break;
-        } else if (a.startsWith('-')) i++;
-        else if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) {
-          const varName = a.slice(0, a.indexOf('='));
-          if (DANGEROUS_ENV.test(varName)) risk(`sets ${varName}, which changes what programs run`);
-          i++;
-        } else break;
-      }
-      return rest.slice(i);
-    }
-    case 'nice':
-      return skipOptions(new Set(['-n', '--adjustment']));
-    case 'ionice':
-      return skipOptions(new Set(['-c', '-n', '-p', '-P', '-u']));
-    case 'timeout': {
-      const after = skipOptions(new Set(['-s', '--signal', '-k', '--kill-after']));
-      return after.slice(1); // the duration
-    }
-    case 'nohup':
-    case 'time':
-    case 'command':
-    case 'builtin':
-      return skipOptions(new Set());
-    case 'exec':
-      return skipOptions(new Set(['-a']));
-    case 'stdbuf':
-      return skipOptions(new Set(['-i', '-o', '-e']));
-    case 'xargs': {
-      const inner = skipOptions(
-        new Set([
-          '-I',
-          '-i',
-          '-L',
-          '-l',
-          '-n',
-          '-P',
-          '-d',
-          '-E',
-          '-e',
-          '-s',
-          '-a',
-          '--arg-file',
-          '--delimiter',
-          '--max-args',
-          '--max-procs',
-          '--replace',
-        ]),
-      );
-      // xargs adds words only known at run time.
-      return inner.length === 0 ? ['echo', undefined] : [...inner, undefined];
-    }
-    default:
-      return undefined;
-  }
-}
+const VALUE_TYPES = new Set([
+  'word',
+  'number',
+  'raw_string',
+  'ansi_c_string',
+  'string',
+  'translated_string',
+  'concatenation',
+  'simple_expansion',
+  'expansion',
+  'arithmetic_expansion',
+  'brace_expression',
+  'command_substitution',
+  'process_substitution',
+]);
 
 /** Parses a command line and reports every simple command in it and everything risky. */
 export function analyzeCommand(command: string, depth = 0): CommandFacts {
   const parser = shellParser();
   if (!parser) return { commands: [], risks: ['the shell parser is not loaded'] };
+  const analysis = new Analysis();
+  if (ODD_CONTROL.test(command)) analysis.risk('control characters that shells read differently');
+  // `a\<newline>b` is one word to bash and two to the parser; after a blank both read it the same.
+  if (/[^\s]\\\r?\n/.test(command)) analysis.risk('a line continuation inside a word');
+  if (/\$\[/.test(command)) analysis.risk('old-style arithmetic $[…]');
   const tree = parser.parse(command);
   if (!tree) return { commands: [], risks: ['the command could not be parsed'] };
   try {
-    const analysis = new Analysis();
     if (tree.rootNode.hasError) analysis.risk('part of the command could not be parsed');
-    if (/\$\[/.test(command)) analysis.risk('old-style arithmetic $[…]');
-    analysis.walk(tree.rootNode, depth);
+    analysis.statement(tree.rootNode, depth);
     return { commands: analysis.commands, risks: [...analysis.risks] };
   } finally {
     tree.delete();

@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { SHELL_CONTROL_ENV } from './shell-tables.js';
 
 /** seed 000 CFG-ENV-01 defaults; the config's list is added to these, never replaces them. */
 export const DEFAULT_ENV_DENYLIST: readonly string[] = [
@@ -14,13 +15,34 @@ export const DEFAULT_ENV_DENYLIST: readonly string[] = [
   'NPM_TOKEN',
 ];
 
-/** The inherited environment minus every variable whose name matches the denylist. */
+/**
+ * The inherited environment minus every variable whose name matches the denylist (secrets), and
+ * minus the variables that steer the shell itself (BASH_ENV, exported functions, …).
+ */
 export function scrubEnv(env: NodeJS.ProcessEnv, extra: readonly string[] = []): NodeJS.ProcessEnv {
   const nocase = process.platform === 'win32';
   const denied = picomatch([...DEFAULT_ENV_DENYLIST, ...extra], { nocase, dot: true });
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && !denied(name)) out[name] = value;
+    if (value !== undefined && !denied(name) && !SHELL_CONTROL_ENV.test(name)) out[name] = value;
   }
   return out;
+}
+
+/**
+ * The environment for a command under the OS sandbox: the scrubbed one, plus only what the sandbox
+ * wrapper added or changed (its proxies). The wrapper hands back the whole parent environment, and
+ * merging that back would return every secret the scrub removed.
+ */
+export function withSandboxEnv(
+  scrubbed: NodeJS.ProcessEnv,
+  wrapperEnv: NodeJS.ProcessEnv,
+  parent: NodeJS.ProcessEnv,
+  extra: readonly string[] = [],
+): NodeJS.ProcessEnv {
+  const added: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(wrapperEnv)) {
+    if (value !== undefined && parent[name] !== value) added[name] = value;
+  }
+  return { ...scrubbed, ...scrubEnv(added, extra) };
 }

@@ -1,11 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 
-/** Starts `sh -c command` as the leader of a new process group (seed 000 FR-EXE-05/06), stdin closed. */
+/**
+ * The shell commands run under: bash, the grammar the policy parses (tree-sitter-bash), so the two
+ * never read a line differently (dash reads `&>` as `&` then `>`). No profile, no rc file; the
+ * environment it gets has the variables that steer bash itself removed (SHELL_CONTROL_ENV).
+ */
+export const SHELL = ['/bin/bash', '--noprofile', '--norc', '-c'] as const;
+
+/** Starts `bash -c command` as the leader of a new process group (seed 000 FR-EXE-05/06), stdin closed. */
 export function spawnShell(
   command: string,
   options: { cwd: string; env: NodeJS.ProcessEnv; argv?: string[] },
 ): ChildProcess {
-  const [file, ...args] = options.argv ?? ['/bin/sh', '-c', command];
+  const [file, ...args] = options.argv ?? [...SHELL, command];
   return spawn(file as string, args, {
     cwd: options.cwd,
     env: options.env,

@@ -5,7 +5,7 @@ import { ToolError } from '../../core/tool-error.js';
 import { truncateOutput } from '../../output/truncate-output.js';
 import { analyzeCommand } from './analyze-command.js';
 import { JOB_LIFETIME, type JobManager } from './background-jobs.js';
-import { scrubEnv } from './env-scrub.js';
+import { scrubEnv, withSandboxEnv } from './env-scrub.js';
 import type { OsSandbox } from './os-sandbox.js';
 import { HeadTailBuffer } from './output-buffer.js';
 import { signalGroup, spawnShell, stopGroup } from './process-group.js';
@@ -26,7 +26,7 @@ export interface RunCommandSettings {
 }
 
 const args = z.strictObject({
-  command: z.string().min(1).describe('The shell command line (run with sh -c).'),
+  command: z.string().min(1).describe('The shell command line (run with bash -c, no profile or rc files).'),
   cwd: z
     .string()
     .min(1)
@@ -54,7 +54,7 @@ export function visibleCommand(command: string): string {
 }
 
 /**
- * run_command (seed 000 FR-TOOL-CMD-01, DESIGN §4): `sh -c` in a new process group, stdin closed,
+ * run_command (seed 000 FR-TOOL-CMD-01, DESIGN §4): `bash -c` in a new process group, stdin closed,
  * a cwd inside the roots, a scrubbed environment, output streamed and kept in constant memory, and
  * on timeout or cancel the whole group stopped (SIGTERM, grace, SIGKILL). Policy sees the parsed
  * command (commandFacts) and judges every sub-command.
@@ -63,7 +63,7 @@ export function createRunCommandTool(settings: RunCommandSettings) {
   return defineTool({
     name: 'run_command',
     description:
-      'Run a shell command in the workspace (sh -c). Returns stdout, then "[stderr]" and stderr; a non-zero exit is an error that still carries the output. Every part of a compound command is checked by policy.',
+      'Run a shell command in the workspace (bash -c). Returns stdout, then "[stderr]" and stderr; a non-zero exit is an error that still carries the output. Every part of a compound command is checked by policy.',
     args,
     tier: 'privileged',
     category: 'shell',
@@ -83,7 +83,7 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       if (settings.osSandbox) {
         const wrapped = await settings.osSandbox.wrap(a.command, cwd.absolute, ctx.callId);
         argv = wrapped.argv;
-        env = { ...env, ...wrapped.env };
+        env = withSandboxEnv(env, wrapped.env, process.env, settings.envDenylist);
       }
       const child = spawnShell(a.command, { cwd: cwd.absolute, env, ...(argv ? { argv } : {}) });
       if (a.background) {

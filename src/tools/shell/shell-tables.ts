@@ -1,0 +1,101 @@
+/**
+ * The data the shell analyzer judges by, kept apart from the code so it can be reviewed like
+ * configuration (docs/SHELL-POLICY.md). Everything here is an allowlist or a list of known
+ * dangers; whatever is not listed is treated as unknown, and unknown asks.
+ */
+
+/**
+ * Variables a command line may set (as `NAME=value cmd` or `NAME=value;`) without asking: they
+ * change how programs format output, never which program runs or what it loads.
+ */
+const SAFE_TO_SET = new Set([
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'NO_COLOR',
+  'FORCE_COLOR',
+  'CLICOLOR',
+  'CLICOLOR_FORCE',
+  'TERM',
+  'COLUMNS',
+  'LINES',
+  'CI',
+  'NODE_ENV',
+  'RUST_BACKTRACE',
+  'RUST_LOG',
+  'PYTHONUNBUFFERED',
+  'PYTHONDONTWRITEBYTECODE',
+  'PYTHONIOENCODING',
+  'GIT_TERMINAL_PROMPT',
+]);
+
+/** Lower-case names that programs do read from the environment: never "just a shell variable". */
+const LOWERCASE_READ_BY_PROGRAMS = new Set([
+  'http_proxy',
+  'https_proxy',
+  'ftp_proxy',
+  'all_proxy',
+  'no_proxy',
+]);
+
+/**
+ * Whether a command line may set this variable without asking: the known-safe list, `LC_*`, or a
+ * lower-case shell variable (a loop variable, `f=…`) that programs do not read.
+ */
+export function safeToSet(name: string): boolean {
+  if (SAFE_TO_SET.has(name) || /^LC_[A-Z]+$/.test(name)) return true;
+  return /^[a-z_][a-z0-9_]*$/.test(name) && !LOWERCASE_READ_BY_PROGRAMS.has(name) && name !== '_';
+}
+
+/**
+ * Builtins that evaluate text as code or arithmetic, change how the shell parses or runs what
+ * follows, or assign through names (whose array subscripts bash evaluates). Naming one asks,
+ * whatever the allow rules say.
+ */
+export const RISKY_BUILTINS: ReadonlyMap<string, string> = new Map([
+  ['eval', 'eval runs text as a command'],
+  ['source', 'source runs a script file'],
+  ['.', 'source runs a script file'],
+  ['let', 'let evaluates arithmetic (which can run commands through array subscripts)'],
+  ['declare', 'declare sets variables and attributes'],
+  ['typeset', 'typeset sets variables and attributes'],
+  ['local', 'local sets variables'],
+  ['export', 'export changes the environment of later commands'],
+  ['readonly', 'readonly sets variables'],
+  ['read', 'read assigns to names given on the command line'],
+  ['mapfile', 'mapfile assigns to a name given on the command line'],
+  ['readarray', 'readarray assigns to a name given on the command line'],
+  ['printf -v', 'printf -v assigns to a name given on the command line'],
+  ['trap', 'trap runs a command on a signal'],
+  ['alias', 'alias changes what a command name runs'],
+  ['unalias', 'unalias changes what a command name runs'],
+  ['set', 'set changes shell options'],
+  ['shopt', 'shopt changes shell options'],
+  ['enable', 'enable loads or switches builtins'],
+  ['hash', 'hash changes which file a command name runs'],
+  ['unset', 'unset changes variables or functions'],
+  ['cd', 'cd changes the directory later paths are relative to'],
+  ['pushd', 'pushd changes the directory later paths are relative to'],
+  ['popd', 'popd changes the directory later paths are relative to'],
+  ['coproc', 'coproc runs a command in the background'],
+  ['compgen', 'compgen can run commands (-C) and functions (-F)'],
+  ['complete', 'complete registers commands to run'],
+  ['fc', 'fc runs commands from the history'],
+  ['getopts', 'getopts assigns to a name given on the command line'],
+]);
+
+/** `printf -v NAME` assigns; the other builtins are risky by name alone. */
+export function riskyBuiltin(argv: readonly (string | undefined)[]): string | undefined {
+  const name = argv[0];
+  if (name === undefined) return undefined;
+  if (name === 'printf') {
+    return argv.some((a) => a === undefined || /^-[^-]*v/.test(a))
+      ? RISKY_BUILTINS.get('printf -v')
+      : undefined;
+  }
+  return RISKY_BUILTINS.get(name);
+}
+
+/** Environment variables removed before any command runs: they change what the shell itself does. */
+export const SHELL_CONTROL_ENV =
+  /^(?:BASH_ENV|ENV|BASH_FUNC_.*|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|PS4|PROMPT_COMMAND|IFS|BASH_XTRACEFD|EXECIGNORE|HISTFILE|INPUTRC)$/;
