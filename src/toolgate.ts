@@ -25,6 +25,8 @@ import { type BatchObserver, executeBatch } from './run/execute-batch.js';
 import { Sandbox } from './sandbox/sandbox.js';
 import { builtinTools } from './tools/builtin-tools.js';
 import { MemoryReadCache, type ReadCache } from './tools/fs/read-cache.js';
+import { scrubEnv } from './tools/shell/env-scrub.js';
+import { gitConfigDangers } from './tools/shell/git-config-dangers.js';
 
 export interface ToolgateOptions {
   config?: ToolgateConfig;
@@ -203,6 +205,8 @@ export class Toolgate {
       },
       grants: this.#listGrants(),
       configWhere: this.configWhere,
+      gitDangers: (cwd) =>
+        gitConfigDangers(cwd, scrubEnv(process.env, this.config.tools.environment.denylist)),
     });
   }
 

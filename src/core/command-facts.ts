@@ -6,6 +6,11 @@ export interface SimpleCommand {
   text: string;
   /** Files it reads through `<` (undefined: known only at run time): checked like its arguments. */
   inputs?: (string | undefined)[];
+  /**
+   * Why it cannot run without asking whatever the allow rules say (found by the planner: arguments
+   * outside the roots or only known at run time, a repository's git config that runs programs).
+   */
+  problems?: string[];
 }
 
 /** What policy needs to know about a shell command line (from the parsed command, not the string). */

@@ -13,6 +13,7 @@ import { hintForDenial } from '../policy/allow-hint.js';
 import type { PolicyEngine, PolicyInput } from '../policy/policy-engine.js';
 import type { RateCounter } from '../policy/rate-limiter.js';
 import type { ResolvedPath, Sandbox } from '../sandbox/sandbox.js';
+import { checkCommandArgs } from './check-command-args.js';
 import type { SchemaValidator } from './schema-validator.js';
 
 export type ToolsMode = 'disabled' | 'parse_only' | 'enabled';
@@ -35,6 +36,8 @@ export interface PlanDeps {
   grants?: readonly Grant[];
   /** The config file in use, or where one would be read: named in denials that say how to allow. */
   configWhere?: string;
+  /** For command tools: the repository-controlled git settings at a directory that run programs. */
+  gitDangers?: (cwd: string) => string[];
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -179,6 +182,15 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
         sandboxError = ToolError.isInstance(error) ? error : new ToolError('SandboxViolation', String(error));
         break;
       }
+    }
+    // Command lines: every argument judged as a path would be, git against the repository's config.
+    const cwd = paths[0];
+    if (commandFacts && cwd && !sandboxError) {
+      checkCommandArgs(commandFacts, {
+        sandbox: deps.sandbox,
+        cwd: cwd.absolute,
+        gitDangers: deps.gitDangers ?? (() => ['the git configuration cannot be checked here']),
+      });
     }
     let recentCalls: number;
     try {

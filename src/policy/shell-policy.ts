@@ -74,17 +74,31 @@ export function judgeShell(
   }
   if (facts.commands.length === 0) return { action: 'none' };
   const uncovered: string[] = [];
+  const problems: string[] = [];
   for (const cmd of facts.commands) {
     const ask = rules.ask.find((r) => prefixMatches(r, cmd.argv)) ?? matchesCondition(cmd, 'ask');
     if (ask) {
       const rule = typeof ask === 'string' ? 'tools.run_command.ask' : `tools.policy.rules[${ask.index}]`;
       return { action: 'ask', reason: `\`${cmd.text}\` always asks`, rule };
     }
+    if (cmd.problems?.length) {
+      // No rule allows what cannot be checked: a path outside the roots, a run-time value, a
+      // repository's git config that runs programs.
+      problems.push(`\`${cmd.text}\`: ${cmd.problems.join('; ')}`);
+      continue;
+    }
     const allowed =
       rules.allow.some((r) => prefixMatches(r, cmd.argv)) ||
       matchesCondition(cmd, 'allow') !== undefined ||
       (rules.autoAllowReadOnly && isReadOnlyCommand(cmd.argv));
     if (!allowed) uncovered.push(cmd.text);
+  }
+  if (problems.length > 0) {
+    return {
+      action: 'ask',
+      reason: `its arguments need a person to look: ${problems.join(', ')}`,
+      rule: 'tools.run_command (argument checks)',
+    };
   }
   if (uncovered.length > 0) {
     return {

@@ -17,6 +17,15 @@ export const DEFAULT_DENIED_PATTERNS: readonly string[] = [
   '**/etc/shadow',
   '**/etc/gshadow',
   '**/etc/sudoers',
+  // A repository's own git settings and hooks: whoever writes them runs programs in the next git
+  // command (yours or the model's). Reading the rest of .git stays possible.
+  '**/.git/config',
+  '**/.git/config.worktree',
+  '**/.git/hooks/**',
+  '**/.git/info/attributes',
+  '**/.git/modules/**/config',
+  '**/.git/modules/**/hooks/**',
+  '**/.git/worktrees/**/config.worktree',
 ];
 
 /** Always denied, whatever `include_default_denies` says. */

@@ -155,6 +155,32 @@ export class Sandbox {
   }
 
   /**
+   * Where a command-line argument would point if a program took it as a path, judged like a path
+   * tool's: undefined when that is inside the roots and not denied, else the problem in words.
+   * Absolute paths and `..` are taken as a program would take them (and judged by where they land).
+   */
+  commandPathProblem(arg: string, cwd: string): string | undefined {
+    if (arg.includes('\0')) return `"${arg}" contains a NUL byte`;
+    let absolute: string;
+    try {
+      absolute = canonicalize(path.resolve(cwd, arg), arg);
+    } catch (error) {
+      return ToolError.isInstance(error) ? error.message : `"${arg}" cannot be resolved`;
+    }
+    const index = this.#rootIndex(absolute);
+    if (index < 0) return `"${arg}" is outside the allowed roots`;
+    const root = this.roots[index] as string;
+    const relative =
+      absolute === root ? '.' : toPosix(absolute.slice((this.#prefixes[index] as string).length));
+    try {
+      this.#checkDenied({ input: arg, absolute, root, relative });
+      return undefined;
+    } catch (error) {
+      return ToolError.isInstance(error) ? error.message : `"${arg}" is denied`;
+    }
+  }
+
+  /**
    * FR-VAL-04: validates `input` and returns its canonical form. Throws SandboxViolation (or BadArgs
    * for a malformed path). Does no I/O beyond lstat/realpath; race safety is the job of safe-fs.
    */

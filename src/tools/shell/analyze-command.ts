@@ -199,8 +199,8 @@ class Analysis {
         this.expansion(node);
         return undefined;
       case 'arithmetic_expansion':
-        this.arithmetic(node, depth);
-        return undefined;
+        // A number: its text stands for it (never a path, never a program name that matches).
+        return this.arithmetic(node, depth) ? node.text : undefined;
       case 'brace_expression':
         return undefined;
       case 'command_substitution':
@@ -229,7 +229,7 @@ class Analysis {
   }
 
   /** Arithmetic is inert only on number literals: bash evaluates a variable's value as arithmetic too. */
-  arithmetic(node: Node, depth: number): void {
+  arithmetic(node: Node, depth: number): boolean {
     const literalOnly = (n: Node): boolean =>
       n.namedChildren.every(
         (c) =>
@@ -240,8 +240,12 @@ class Analysis {
               c.type === 'parenthesized_expression') &&
               literalOnly(c))),
       );
-    if (!literalOnly(node)) this.risk(`arithmetic on values known only at run time (${node.text})`);
-    else if (depth > MAX_DEPTH) this.risk('nested too deeply to check');
+    if (!literalOnly(node)) {
+      this.risk(`arithmetic on values known only at run time (${node.text})`);
+      return false;
+    }
+    if (depth > MAX_DEPTH) this.risk('nested too deeply to check');
+    return true;
   }
 
   /** `[ … ]` / `[[ … ]]`: string and file tests are inert; arithmetic comparisons need literals. */
