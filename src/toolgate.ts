@@ -26,7 +26,7 @@ import { Sandbox } from './sandbox/sandbox.js';
 import { builtinTools } from './tools/builtin-tools.js';
 import { MemoryReadCache, type ReadCache } from './tools/fs/read-cache.js';
 import { scrubEnv } from './tools/shell/env-scrub.js';
-import { gitConfigDangers } from './tools/shell/git-config-dangers.js';
+import { gitConfigDangers } from './tools/git/repo-config.js';
 
 export interface ToolgateOptions {
   config?: ToolgateConfig;

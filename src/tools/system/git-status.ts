@@ -1,6 +1,9 @@
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
+import { neutralisingArgs, repoConfig } from '../git/repo-config.js';
 import { scrubEnv } from '../shell/env-scrub.js';
 import { runQuiet } from './run-quiet.js';
 
@@ -59,8 +62,10 @@ export function parsePorcelainV2(text: string): GitStatus {
 
 /**
  * seed 002 git_status: branch, ahead/behind, staged/unstaged/untracked from porcelain v2. Git runs
- * with fsmonitor and external helpers switched off, so a repository's config cannot make a status
- * query run a program.
+ * with fsmonitor, hooks, pagers, the external diff and every filter, textconv and merge driver the
+ * repository's config names switched off, submodules not entered, and only for paths under the
+ * directory asked about: a repository's config cannot make a status query run a program or report
+ * files outside the roots.
  */
 export function createGitStatusTool() {
   return defineTool({
@@ -75,24 +80,47 @@ export function createGitStatusTool() {
     locations: (a) => [{ path: a.path, access: 'list' }],
     async execute(a, ctx) {
       const dir = ctx.sandbox.resolve(a.path);
+      const env = { ...scrubEnv(process.env), GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' };
+      // Every driver any config names is switched off (the user's own too: a tool that asks nobody
+      // runs no program but git), whatever the repository (or a model that wrote to it) says.
+      const entries = repoConfig(dir.absolute, env, ['system', 'global', 'local', 'worktree', 'command']);
+      if (!entries)
+        throw new ToolError('ExecutionFailed', 'git is not installed here, or cannot read its config');
+      const neutral = neutralisingArgs(entries);
+      const top = await runQuiet('git', [...neutral, 'rev-parse', '--show-toplevel'], {
+        cwd: dir.absolute,
+        env,
+      });
+      if (!top) throw new ToolError('ExecutionFailed', 'git is not installed here');
+      if (top.code !== 0) throw new ToolError('BadArgs', `"${dir.relative}" is not inside a git repository`);
+      // A working tree elsewhere (core.worktree, a .git file pointing away) is not what was asked for.
+      let toplevel: string;
+      try {
+        toplevel = realpathSync(top.stdout.trim());
+      } catch {
+        throw new ToolError('ExecutionFailed', 'git named a working tree that does not exist');
+      }
+      if (dir.absolute !== toplevel && !dir.absolute.startsWith(toplevel + path.sep)) {
+        throw new ToolError(
+          'SandboxViolation',
+          `the repository at "${dir.relative}" has its working tree elsewhere (core.worktree or a .git file); git_status only reports inside the roots`,
+        );
+      }
       const result = await runQuiet(
         'git',
         [
-          '-c',
-          'core.fsmonitor=false',
-          '-c',
-          'core.untrackedCache=false',
+          ...neutral,
           '-c',
           'status.showUntrackedFiles=normal',
           'status',
           '--porcelain=v2',
           '--branch',
           '-z',
+          '--ignore-submodules=all',
+          '--',
+          '.', // only what lies under the directory asked about (a root may be part of a larger repository)
         ],
-        {
-          cwd: dir.absolute,
-          env: { ...scrubEnv(process.env), GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' },
-        },
+        { cwd: dir.absolute, env },
       );
       if (!result) throw new ToolError('ExecutionFailed', 'git is not installed here');
       if (result.code !== 0)
