@@ -25,8 +25,8 @@ import { type BatchObserver, executeBatch } from './run/execute-batch.js';
 import { Sandbox } from './sandbox/sandbox.js';
 import { builtinTools } from './tools/builtin-tools.js';
 import { MemoryReadCache, type ReadCache } from './tools/fs/read-cache.js';
-import { scrubEnv } from './tools/shell/env-scrub.js';
 import { gitConfigDangers } from './tools/git/repo-config.js';
+import { scrubEnv } from './tools/shell/env-scrub.js';
 
 export interface ToolgateOptions {
   config?: ToolgateConfig;
@@ -168,6 +168,11 @@ export class Toolgate {
     } catch {
       // Not remembered: the person is asked again next time, nothing is allowed that was not approved.
     }
+  }
+
+  /** Releases what the tools hold between calls (the OS sandbox's helpers): call it when done. */
+  async close(): Promise<void> {
+    await Promise.all(this.registry.definitions().map((t) => t.dispose?.().catch(() => {})));
   }
 
   /** Awaits the async set-up of the tools a batch uses (e.g. the shell parser), before planning. */

@@ -84,6 +84,6 @@ export async function runChat(options: ChatOptions): Promise<number> {
     await controller.stop(); // before the journal closes
     return 0;
   } finally {
-    close();
+    await close();
   }
 }

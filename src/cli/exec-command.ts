@@ -61,6 +61,6 @@ export async function runExec(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    close();
+    await close();
   }
 }

@@ -35,7 +35,7 @@ export async function runMcp(options: McpOptions): Promise<number> {
     ...(journal ? { journal } : {}),
   };
   if (!options.http) {
-    const { server, idle } = createMcpServer({
+    const { server, idle, gate } = createMcpServer({
       ...serverOptions,
       ...(options.session ? { session: options.session } : {}),
     });
@@ -56,6 +56,7 @@ export async function runMcp(options: McpOptions): Promise<number> {
         .then(() => server.close());
     });
     await closed;
+    await gate().close();
     journal?.close();
     return 0;
   }

@@ -18,7 +18,8 @@ export interface OpenGate {
   gate: Toolgate;
   setup: Setup;
   journal: Journal | undefined;
-  close(): void;
+  /** Releases the terminal, the tools' helpers and the journal. */
+  close(): Promise<void>;
 }
 
 /**
@@ -82,8 +83,9 @@ export function openGate(options: GateOptions): OpenGate {
     gate,
     setup,
     journal,
-    close: () => {
+    close: async () => {
       closeTerminal();
+      await gate.close();
       journal?.close();
     },
   };

@@ -92,6 +92,6 @@ export async function runPrompt(
       process.off('SIGTERM', onSignal);
     }
   } finally {
-    close();
+    await close();
   }
 }

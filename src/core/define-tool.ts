@@ -20,6 +20,7 @@ export interface ToolSpec<S extends z.ZodType> {
   commandFacts?(args: z.output<S>): CommandFacts;
   approvalDetail?(args: z.output<S>): string;
   prepare?(): Promise<void>;
+  dispose?(): Promise<void>;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -63,6 +64,7 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
     execute: spec.execute,
     ...(spec.commandFacts ? { commandFacts: spec.commandFacts } : {}),
     ...(spec.prepare ? { prepare: spec.prepare } : {}),
+    ...(spec.dispose ? { dispose: spec.dispose } : {}),
     ...(spec.approvalDetail ? { approvalDetail: spec.approvalDetail } : {}),
   });
 }

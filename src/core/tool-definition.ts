@@ -70,6 +70,8 @@ export interface ToolDefinition<A = unknown> {
   commandFacts?(args: A): CommandFacts;
   /** Async set-up awaited before a batch holding this tool is planned (e.g. loading a parser). */
   prepare?(): Promise<void>;
+  /** Releases what the tool holds between calls (helpers that would keep the process alive). */
+  dispose?(): Promise<void>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every argument type

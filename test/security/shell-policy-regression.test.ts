@@ -108,6 +108,15 @@ const CASES: Case[] = [
   { command: '$CMD', expect: 'ask', why: 'program only known at run time' },
   { command: 'bash -c "$X"', expect: 'ask', why: 'dynamic script' },
   { command: 'env -S "rm -rf /"', expect: 'ask', why: 'env -S splits a string into a command' },
+  // Secrets under sandbox = "none": /proc is outside the roots, and run-time paths are unknown
+  { command: 'cat /proc/$PPID/environ', expect: 'ask', why: "toolgate's own environment through /proc" },
+  { command: 'cat /proc/self/environ', expect: 'ask', why: 'a path argument outside the roots' },
+  { command: 'cat /proc/1/environ', expect: 'ask', why: 'another process through /proc' },
+  { command: 'cat ~/.ssh/id_rsa', expect: 'ask', why: 'a tilde path is only known at run time' },
+  { command: 'cat $HOME/.aws/credentials', expect: 'ask', why: 'a variable in a path' },
+  { command: 'grep -r TOKEN /etc', expect: 'ask', why: 'a directory outside the roots' },
+  { command: 'cat ../outside.txt', expect: 'ask', why: '.. out of the root' },
+  { command: 'cat .toolgate/journal.db', expect: 'ask', why: "toolgate's own state, even for an allowed program" },
   // Heredocs, comments, continuations, quoting
   { command: 'cat <<EOF\nhello\nEOF', expect: 'allow', why: 'plain heredoc' },
   { command: 'cat <<EOF\n$(rm -rf /)\nEOF', expect: 'deny', why: 'substitution inside a heredoc' },

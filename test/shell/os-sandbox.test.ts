@@ -64,6 +64,59 @@ describe('run_command under the OS sandbox (bubblewrap via sandbox-runtime)', ()
     }
   });
 
+  it('secrets stay out of reach: the scrubbed environment, no view of other processes, denied names outside the roots (issue #13)', async () => {
+    const root = makeTempDir('toolgate-os-');
+    const home = makeTempDir('toolgate-os-home-');
+    mkdirSync(path.join(home, '.ssh'));
+    writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'PRIVATE-KEY-MATERIAL\n');
+    const saved = { home: process.env.HOME, token: process.env.SERVICE_TOKEN };
+    process.env.HOME = home;
+    process.env.SERVICE_TOKEN = 'tok-SECRET-42';
+    try {
+      const g = gate(root);
+      const environ = await run(
+        g,
+        "tr '\\0' '\\n' < /proc/self/environ; echo; tr '\\0' '\\n' < /proc/$PPID/environ",
+      );
+      expect(environ.content).not.toMatch(/tok-SECRET-42/);
+      // A PID namespace: toolgate and everything else on the machine are not there to read.
+      const pids = await run(g, 'ls /proc | grep -c "^[0-9]"');
+      expect(Number(pids.content.trim())).toBeLessThan(20);
+      const key = await run(g, `cat ${path.join(home, '.ssh', 'id_rsa')}`);
+      expect(key.ok).toBe(false);
+      expect(key.content).not.toMatch(/PRIVATE-KEY-MATERIAL/);
+      await g.close();
+    } finally {
+      if (saved.home === undefined) delete process.env.HOME;
+      else process.env.HOME = saved.home;
+      if (saved.token === undefined) delete process.env.SERVICE_TOKEN;
+      else process.env.SERVICE_TOKEN = saved.token;
+    }
+  });
+
+  it('toolgate exec with sandbox = "os" exits once it has printed its results (issue #13)', () => {
+    const root = makeTempDir('toolgate-os-');
+    writeFileSync(
+      path.join(root, 'toolgate.toml'),
+      '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["echo"]\nsandbox = "os"\n',
+    );
+    const started = Date.now();
+    const r = spawnSync(
+      process.execPath,
+      [path.join(HERE, '../../bin/toolgate.js'), 'exec', '--no-journal'],
+      {
+        cwd: root,
+        input: JSON.stringify([{ id: '1', name: 'run_command', arguments: { command: 'echo inside' } }]),
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)[0].content).toBe('inside\n');
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
   it('the network is off unless hosts are allowed', async () => {
     const server = createServer((_req, res) => res.end('reached-server'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { rgPath } from '@vscode/ripgrep';
 import { ToolError } from '../../core/tool-error.js';
@@ -19,6 +22,24 @@ export interface OsSandboxSettings {
 }
 
 /**
+ * The denied patterns are about names in any folder (`.ssh`, `.gnupg`, `etc/shadow`), but a glob over the whole
+ * filesystem cannot be expanded for bubblewrap. Outside the roots they are applied where such
+ * names live: the home directories (the user's, root's) and /etc. Each existing match is denied.
+ */
+export function outsideTheRoots(patterns: readonly string[]): string[] {
+  const homes = [...new Set([os.homedir(), '/root'])];
+  const out: string[] = [];
+  for (const pattern of patterns) {
+    const m = /^\*\*\/([^*?[\]{}]+?)(?:\/\*\*)?$/.exec(pattern);
+    if (!m?.[1]) continue;
+    const name = m[1];
+    const candidates = name.startsWith('etc/') ? [`/${name}`] : homes.map((home) => path.join(home, name));
+    for (const candidate of candidates) if (existsSync(candidate)) out.push(candidate);
+  }
+  return out;
+}
+
+/**
  * Runs commands under @anthropic-ai/sandbox-runtime (bubblewrap + socat on Linux): writable only
  * inside the roots, the denied patterns unreadable too (denying `.env` also stops `cat .env`),
  * network off unless hosts are allowed. The runtime is one per process; toolgate configures it
@@ -29,9 +50,12 @@ export class OsSandbox {
   static #active: string | undefined;
 
   constructor(settings: OsSandboxSettings) {
-    const globs = settings.roots.flatMap((root) =>
-      settings.deniedPatterns.map((p) => (p.startsWith('/') ? p : `${root}/${p}`)),
-    );
+    const globs = [
+      ...settings.roots.flatMap((root) =>
+        settings.deniedPatterns.map((p) => (p.startsWith('/') ? p : `${root}/${p}`)),
+      ),
+      ...outsideTheRoots(settings.deniedPatterns),
+    ];
     const own = [
       ...settings.deniedFiles,
       ...settings.roots.flatMap((r) => [`${r}/.toolgate`, `${r}/toolgate.toml`]),
@@ -92,5 +116,16 @@ export class OsSandbox {
 
   done(): void {
     if (OsSandbox.#active !== undefined) void runtime().then((m) => m.cleanupAfterCommand());
+  }
+
+  /**
+   * Stops the runtime's proxies and helpers, which otherwise keep the process alive after its work
+   * is done (`toolgate exec` printed its results and never exited). Idempotent; the next command
+   * starts it again.
+   */
+  async shutdown(): Promise<void> {
+    if (OsSandbox.#active === undefined) return;
+    OsSandbox.#active = undefined;
+    await (await runtime()).reset();
   }
 }

@@ -75,6 +75,7 @@ export function createRunCommandTool(settings: RunCommandSettings) {
     prepare: async () => {
       await loadShellParser();
     },
+    ...(settings.osSandbox ? { dispose: () => (settings.osSandbox as OsSandbox).shutdown() } : {}),
     async execute(a, ctx) {
       const cwd = ctx.sandbox.resolve(a.cwd ?? '.');
       const timeoutMs = Math.min(a.timeout_ms ?? settings.maxTimeoutMs, settings.maxTimeoutMs);
