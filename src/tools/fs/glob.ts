@@ -1,9 +1,12 @@
+import path from 'node:path';
 import { glob as tinyglob } from 'tinyglobby';
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
-import { openForRead, throughFd } from '../../sandbox/safe-fs.js';
+import { openForRead, throughFd, throughFdForChild } from '../../sandbox/safe-fs.js';
 import { GitignoreFilter } from './gitignore-filter.js';
+import { globWithRipgrep } from './glob-ripgrep.js';
+import { ripgrepBinary } from './grep-ripgrep.js';
 
 const args = z.strictObject({
   pattern: z.string().min(1).describe('Glob pattern, e.g. "src/**/*.ts" or "*.md", relative to path.'),
@@ -33,11 +36,45 @@ export function checkPattern(pattern: string): void {
 }
 
 /**
+ * Hidden names without include_hidden, as globs take them: a wildcard never matches a leading dot,
+ * so a name reaches through hidden segments only as far as the pattern names dots itself (`.*`,
+ * `.github/**`). The listing came with hidden names; this takes out what such a glob would not match.
+ */
+function visibleFor(pattern: string): (name: string) => boolean {
+  const dotSegments = pattern.split('/').filter((s) => s.startsWith('.')).length;
+  return (name) => {
+    const hidden = name.split('/').filter((s) => s.startsWith('.')).length;
+    return hidden === 0 || hidden <= dotSegments;
+  };
+}
+
+/**
+ * Without ripgrep, patterns are matched by picomatch, whose regexes backtrack: extended globs and
+ * more than two wildcards in a path segment (which can take exponential time on long names) are
+ * refused there.
+ */
+function checkFallbackPattern(pattern: string): void {
+  if (/[@!+*?]\(/.test(pattern)) {
+    throw new ToolError('BadArgs', `extended glob syntax (like +(…)) is not supported: "${pattern}"`);
+  }
+  const stars = pattern
+    .split('/')
+    .filter((s) => s !== '**')
+    .map((s) => (s.match(/[*?]/g) ?? []).length);
+  if (stars.some((n) => n > 2) || stars.reduce((x, y) => x + y, 0) > 4) {
+    throw new ToolError(
+      'BadArgs',
+      `too many wildcards in "${pattern}": at most two per path segment and four in all`,
+    );
+  }
+}
+
+/**
  * Finds files by glob (tinyglobby) under a directory of the sandbox: never follows symlinks,
  * honours every .gitignore and the hidden-file rule, leaves out denied paths, and returns sorted
  * paths relative to the root with a clear "N more not shown" line past max_results.
  */
-export function createGlobTool(settings: { timeoutMs?: number } = {}) {
+export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?: boolean } = {}) {
   return defineTool({
     name: 'glob',
     description:
@@ -54,17 +91,35 @@ export function createGlobTool(settings: { timeoutMs?: number } = {}) {
       // Verifies it is a real directory inside the root (and not a link swapped in) before walking.
       const { handle } = await openForRead(base, ctx.sandbox, 'directory');
       let found: string[];
+      let truncated = false;
       try {
-        // Walk from the verified directory inode, not its name (which a racing link could take over).
-        found = await tinyglob(a.pattern, {
-          cwd: throughFd(handle, base.absolute),
-          dot: a.include_hidden,
-          followSymbolicLinks: false,
-          onlyFiles: true,
-          expandDirectories: false,
-          ignore: ['**/.git/**'],
-          signal: ctx.signal,
-        });
+        const binary = settings.forceJavaScript ? undefined : ripgrepBinary();
+        if (binary) {
+          // Matching by automaton in a child process: no pattern can hang toolgate (issue #13).
+          const listed = await globWithRipgrep(binary, throughFdForChild(handle, base.absolute), a.pattern, {
+            hidden: true,
+            signal: ctx.signal,
+          });
+          found = a.include_hidden ? listed.names : listed.names.filter(visibleFor(a.pattern));
+          truncated = listed.truncated;
+        } else {
+          checkFallbackPattern(a.pattern);
+          // The pattern's literal start is a path like any other: resolved through the sandbox, so
+          // a link in it (`rootlink/etc/pass*`) is judged by where it leads.
+          const literal = a.pattern.split('/').slice(0, -1);
+          const fixed = literal.slice(0, literal.findIndex((s) => /[*?[\]{}()!\\]/.test(s)) >>> 0);
+          if (fixed.length > 0) ctx.sandbox.resolve(path.posix.join(base.relative, ...fixed));
+          // Walk from the verified directory inode, not its name (which a racing link could take over).
+          found = await tinyglob(a.pattern, {
+            cwd: throughFd(handle, base.absolute),
+            dot: a.include_hidden,
+            followSymbolicLinks: false,
+            onlyFiles: true,
+            expandDirectories: false,
+            ignore: ['**/.git/**'],
+            signal: ctx.signal,
+          });
+        }
       } finally {
         await handle.close();
       }
@@ -92,7 +147,8 @@ export function createGlobTool(settings: { timeoutMs?: number } = {}) {
       return {
         content:
           shown.join('\n') +
-          (more > 0 ? `\n[${more} more not shown; narrow the pattern or raise max_results]` : ''),
+          (more > 0 ? `\n[${more} more not shown; narrow the pattern or raise max_results]` : '') +
+          (truncated ? '\n[the search stopped after 200,000 names; narrow the pattern or the path]' : ''),
         display: `${kept.length} file(s) match ${a.pattern}`,
         metadata: { matches: kept.length, shown: shown.length, ignored },
       };
