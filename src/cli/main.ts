@@ -29,7 +29,10 @@ export function buildProgram(): Command {
         'allowed root (repeatable; default: the config, else the current directory)',
         collect,
       )
-      .option('--config <file>', 'config file (default: ./toolgate.toml when present)');
+      .option(
+        '--config <file>',
+        "config file (default: the first --root's toolgate.toml, else ./toolgate.toml, when present)",
+      );
 
   withSetup(
     program

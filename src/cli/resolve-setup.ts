@@ -15,18 +15,19 @@ export interface Setup {
 const CONFIG_NAME = 'toolgate.toml';
 
 /**
- * Which config file applies when `--config` is not given: `./toolgate.toml` when present (DESIGN
- * §2.2), else the one in the first `--root`, the project a user pointed toolgate at. That second
- * place is what makes a project's file count for an MCP host, which starts servers in a directory
- * of its own choosing (Claude Desktop, Cursor).
+ * Which config file applies when `--config` is not given. With `--root`, the project's own
+ * `toolgate.toml` in the first root, else `./toolgate.toml`: a project's policy must not be replaced
+ * by whatever file sits where a process happened to start (an MCP host starts servers in a
+ * directory of its own choosing). Without `--root`, `./toolgate.toml` (DESIGN §2.2).
  */
 export function findConfigFile(cwd: string, roots: readonly string[] | undefined): string | undefined {
-  const here = path.join(cwd, CONFIG_NAME);
-  if (existsSync(here)) return here;
   const first = roots?.[0];
-  if (first === undefined) return undefined;
-  const inRoot = path.join(path.resolve(cwd, first), CONFIG_NAME);
-  return existsSync(inRoot) ? inRoot : undefined;
+  if (first !== undefined) {
+    const inRoot = path.join(path.resolve(cwd, first), CONFIG_NAME);
+    if (existsSync(inRoot)) return inRoot;
+  }
+  const here = path.join(cwd, CONFIG_NAME);
+  return existsSync(here) ? here : undefined;
 }
 
 /** A root must be an existing directory: a mistyped one is an error, never created or guessed at. */
@@ -48,8 +49,8 @@ function checkRoot(root: string, base: string, fail: (problem: string) => Error)
 }
 
 /**
- * Config and roots for a CLI command: `--config FILE`, else `./toolgate.toml`, else the first
- * root's `toolgate.toml`, else defaults. `--root` (relative to the current directory) overrides the
+ * Config and roots for a CLI command: `--config FILE`, else the first root's `toolgate.toml`, else
+ * `./toolgate.toml`, else defaults. `--root` (relative to the current directory) overrides the
  * config's allowed_roots, which are relative to the config file's directory. Every root must exist.
  */
 export function resolveSetup(options: { config?: string; root?: string[] }, cwd = process.cwd()): Setup {

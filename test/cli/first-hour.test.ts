@@ -150,6 +150,31 @@ describe('a newcomer’s first hour (issue #12)', () => {
     expect(edit.error.type).toBe('SandboxViolation');
   });
 
+  it("with --root, the project's own toolgate.toml wins over one in the current directory", () => {
+    const project = ws.dir();
+    ws.file('toolgate.toml', '[tools.approval]\ndenylist = ["run_command", "write_file"]\n');
+    const elsewhere = makeTempDir('toolgate-cwd-');
+    writeFileSync(
+      path.join(elsewhere, 'toolgate.toml'),
+      '[tools.approval]\nallowlist = ["write_file"]\ndenylist = []\n',
+    );
+    const checked = JSON.parse(runCli(['config', 'check', '--root', project], { cwd: elsewhere }).stdout);
+    expect(checked.file).toBe(path.join(project, 'toolgate.toml'));
+    const [r] = JSON.parse(
+      exec(
+        [{ id: '1', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } }],
+        ['--root', project],
+        elsewhere,
+      ).stdout,
+    );
+    expect(r.error.type).toBe('Denied');
+    expect(r.content).toMatch(/denylist/);
+    // Without --root, the current directory's file is the one (DESIGN §2.2).
+    expect(JSON.parse(runCli(['config', 'check'], { cwd: elsewhere }).stdout).file).toBe(
+      path.join(elsewhere, 'toolgate.toml'),
+    );
+  });
+
   it('looking at the journal creates nothing; .toolgate/ ignores itself in git', () => {
     for (const command of [
       ['journal', 'list'],
