@@ -208,6 +208,7 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
     if (sandboxError) input.sandboxError = sandboxError;
     if (commandFacts) input.commandFacts = commandFacts;
     if (deps.grants?.length) input.grants = deps.grants;
+    if (locations.some((l) => l.access === 'delete')) input.deletes = true;
     const decision = deps.policy.decide(input);
     const planned: PlannedCall = {
       call,

@@ -26,6 +26,8 @@ export interface PolicyInput {
   commandFacts?: CommandFacts;
   /** "Always allow" grants in force for this session (and project). */
   grants?: readonly Grant[];
+  /** The call removes a file or directory (delete_file, an apply_patch `*** Delete File:`). */
+  deletes?: boolean;
 }
 
 type PolicyConfig = Pick<ToolgateConfig['tools'], 'approval' | 'policy' | 'governance'> & {
@@ -302,6 +304,14 @@ export class PolicyEngine {
       }
     }
 
+    // Deletions always ask, whichever tool performs them and whatever allows the tool (README).
+    if (input.deletes) {
+      return ask(
+        `"${tool.name}" deletes files, and deletions always ask`,
+        'deletions always ask',
+        DEFAULTS_FILE,
+      );
+    }
     if (tool.requiresApproval && !standingApproval) {
       return ask(
         `"${tool.name}" always requires approval (${tool.tier} tool)`,

@@ -330,7 +330,7 @@ export async function removeEntry(
   target: ResolvedPath,
   sandbox: Sandbox,
   options: { recursive: boolean },
-): Promise<{ kind: 'file' | 'directory' | 'symlink'; removed: number }> {
+): Promise<{ kind: 'file' | 'directory' | 'symlink'; removed: number; kept: string[] }> {
   if (target.relative === '.') throw new ToolError('BadArgs', 'cannot delete a root directory itself');
   const name = path.basename(target.absolute);
   const dir = await openDirectoryChain(sandbox, path.dirname(target.absolute), {
@@ -347,11 +347,18 @@ export async function removeEntry(
           `"${target.relative}" is a directory; pass recursive: true to delete it and everything in it`,
         );
       }
-      const removed = await removeTree(entry);
-      return { kind: 'directory', removed };
+      const kept: string[] = [];
+      // Denied files inside (keys, toolgate's own state) are left where they are, and said so.
+      const keep = (relative: string, absolute: string) => {
+        if (!sandbox.isDeniedEntry(relative, absolute)) return false;
+        kept.push(relative);
+        return true;
+      };
+      const removed = await removeTree(entry, target.relative, target.absolute, keep);
+      return { kind: 'directory', removed, kept };
     }
     await unlink(entry);
-    return { kind: stat.isSymbolicLink() ? 'symlink' : 'file', removed: 1 };
+    return { kind: stat.isSymbolicLink() ? 'symlink' : 'file', removed: 1, kept: [] };
   } catch (error) {
     throw mapFsError(error, target.relative);
   } finally {
@@ -359,16 +366,34 @@ export async function removeEntry(
   }
 }
 
-/** Deletes a directory tree, opening each level with O_NOFOLLOW so a swapped-in link is never entered. */
-async function removeTree(dirPath: string): Promise<number> {
+/**
+ * Deletes a directory tree, opening each level with O_NOFOLLOW so a swapped-in link is never
+ * entered. Entries `keep` names (denied ones) stay, and so do the directories holding them.
+ */
+async function removeTree(
+  dirPath: string,
+  relative: string,
+  absolute: string,
+  keep: (relative: string, absolute: string) => boolean,
+): Promise<number> {
   const handle = await open(dirPath, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   let removed = 0;
+  let keptHere = false;
   try {
     const base = throughFd(handle, dirPath);
     for (const entry of await readdir(base, { withFileTypes: true })) {
       const child = `${base}/${entry.name}`;
-      if (entry.isDirectory()) removed += await removeTree(child);
-      else {
+      const childRelative = `${relative}/${entry.name}`;
+      const childAbsolute = path.join(absolute, entry.name);
+      if (keep(childRelative, childAbsolute)) {
+        keptHere = true;
+        continue;
+      }
+      if (entry.isDirectory()) {
+        const before = removed;
+        removed += await removeTree(child, childRelative, childAbsolute, keep);
+        if (removed === before || !(await isGone(child))) keptHere = true;
+      } else {
         await unlink(child);
         removed++;
       }
@@ -376,8 +401,18 @@ async function removeTree(dirPath: string): Promise<number> {
   } finally {
     await handle.close();
   }
+  if (keptHere) return removed;
   await rmdir(dirPath);
   return removed + 1;
+}
+
+async function isGone(entry: string): Promise<boolean> {
+  try {
+    await lstat(entry);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /**

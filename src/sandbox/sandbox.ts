@@ -104,6 +104,11 @@ export class Sandbox {
     return -1;
   }
 
+  /** Whether an entry found inside a root (by its root-relative and absolute path) is denied. */
+  isDeniedEntry(relative: string, absolute: string): boolean {
+    return this.#isDenied(relative) !== undefined || this.#deniedFiles.has(absolute);
+  }
+
   /** The denied pattern a root-relative path matches, if any (for tools that list many paths). */
   deniedPattern(relative: string): string | undefined {
     return this.#isDenied(relative);

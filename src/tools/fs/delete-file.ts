@@ -33,9 +33,13 @@ export function createDeleteFileTool(settings: { timeoutMs?: number; guard?: Sta
           : outcome.kind === 'symlink'
             ? `symlink ${target.relative}`
             : target.relative;
+      const kept =
+        outcome.kept.length === 0
+          ? ''
+          : `; kept ${outcome.kept.length} denied entr${outcome.kept.length === 1 ? 'y' : 'ies'} (denied paths are never deleted), and the folders holding them: ${outcome.kept.slice(0, 20).join(', ')}`;
       return {
-        content: `deleted: ${what}`,
-        metadata: { path: target.relative, kind: outcome.kind, removed: outcome.removed },
+        content: `deleted: ${what}${kept}`,
+        metadata: { path: target.relative, kind: outcome.kind, removed: outcome.removed, kept: outcome.kept },
       };
     },
   });
