@@ -56,11 +56,39 @@ export async function runExec(
   process.once('SIGTERM', onSignal);
   try {
     const results = await gate.execute(calls, { signal: controller.signal });
-    io.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    await writeAll(io.stdout, `${JSON.stringify(results, null, 2)}\n`);
     return 0;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await close();
   }
+}
+
+/**
+ * Writes the results, turning a closed or full output (`| head`, `> /dev/full`) into one clear line
+ * instead of an unhandled stream error. Everything already ran and is in the journal either way.
+ */
+function writeAll(out: NodeJS.WritableStream, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (error: NodeJS.ErrnoException) => {
+      if (settled) return;
+      settled = true;
+      reject(
+        new UsageError(
+          `could not write the results to stdout (${error.code ?? error.message}); they are in the journal (toolgate journal list)`,
+        ),
+      );
+    };
+    // Stays attached: a stream may report the same failure again after the write's callback.
+    out.on('error', fail);
+    out.write(text, (error) => {
+      if (error) fail(error as NodeJS.ErrnoException);
+      else if (!settled) {
+        settled = true;
+        resolve();
+      }
+    });
+  });
 }

@@ -94,7 +94,17 @@ export async function serveMcpHttp(
     }
   });
   await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
+    http.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new UsageError(`${host}:${port} is already in use; choose another port with --http [HOST:]PORT`)
+          : error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL'
+            ? new UsageError(
+                `cannot listen on ${host}:${port} (${error.code}); choose another address or port`,
+              )
+            : error,
+      );
+    });
     http.listen(port, host, resolve);
   });
   const address = http.address();

@@ -1,5 +1,6 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
@@ -297,6 +298,28 @@ describe('a newcomer’s first hour (issue #12)', () => {
       ]),
     );
     expect(files.filter((f) => /\.test\.|__snapshots__|^test\//.test(f))).toEqual([]);
+  });
+
+  it('a full or closed stdout and a port in use are one-line errors, not stack traces', async () => {
+    const full = spawnSync(process.execPath, [path.join(REPO, 'bin/toolgate.js'), 'exec', '--no-journal'], {
+      cwd: ws.dir(),
+      input: '[{"id":"1","name":"list_directory","arguments":{"path":"."}}]',
+      stdio: ['pipe', openSync('/dev/full', 'w'), 'pipe'],
+      encoding: 'utf8',
+    });
+    expect(full.status).toBe(2);
+    expect(full.stderr).toMatch(/^toolgate: could not write the results to stdout \(ENOSPC\)/);
+    expect(full.stderr.trim().split('\n')).toHaveLength(1);
+
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as { port: number }).port;
+    const run = runCli(['mcp', '--http', `127.0.0.1:${port}`, '--no-journal'], { cwd: ws.dir() });
+    busy.close();
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(
+      `toolgate: 127.0.0.1:${port} is already in use; choose another port with --http [HOST:]PORT\n`,
+    );
   });
 
   it('toolgate mcp answers the calls already sent, then exits 0 when its stdin closes', async () => {
