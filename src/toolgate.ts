@@ -232,7 +232,7 @@ export class Toolgate {
     if (!journal) return await this.#run(planned, options, undefined); // `return await`: fewer turns than returning the promise
     let batchId: string;
     try {
-      batchId = journal.beginBatch(this.session, calls, {
+      batchId = journal.beginBatch(this.session, withinLimit(calls, this.config.tools.max_tool_args_bytes), {
         ...(options.assistantText ? { assistantText: options.assistantText } : {}),
         ...(options.assistant ? { assistant: options.assistant } : {}),
         ...(options.batchId ? { batchId: options.batchId } : {}),
@@ -339,4 +339,24 @@ function planEntries(planned: readonly PlannedCall[]): PlanEntry[] {
 
 export function createToolgate(options: ToolgateOptions = {}): Toolgate {
   return new Toolgate(options);
+}
+
+/**
+ * The calls as the journal keeps them: arguments over max_tool_args_bytes are refused unrun, and
+ * are not stored either (a 60 MB argument would otherwise land in the journal twice).
+ */
+function withinLimit(calls: readonly ToolCall[], maxBytes: number): readonly ToolCall[] {
+  let out: ToolCall[] | undefined;
+  calls.forEach((call, i) => {
+    const text = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
+    if (text.length <= maxBytes && Buffer.byteLength(text) <= maxBytes) return;
+    out ??= [...calls];
+    out[i] = {
+      ...call,
+      arguments: {
+        omitted: `${Buffer.byteLength(text)} bytes of arguments, over max_tool_args_bytes; not stored, not run`,
+      },
+    };
+  });
+  return out ?? calls;
 }

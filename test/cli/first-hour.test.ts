@@ -322,6 +322,25 @@ describe('a newcomer’s first hour (issue #12)', () => {
     );
   });
 
+  it('arguments refused as too large are not stored in the journal either', () => {
+    const big = 'x'.repeat(2_000_000);
+    const [r] = JSON.parse(
+      exec([{ id: '1', name: 'write_file', arguments: { path: 'big.txt', content: big } }]).stdout,
+    );
+    expect(r.error.type).toBe('LimitExceeded');
+    const journal = SqliteJournal.open(path.join(ws.dir(), '.toolgate', 'journal.db'));
+    try {
+      const [batch] = journal.recentBatches(1);
+      const call = batch ? journal.batch(batch.id)?.calls[0] : undefined;
+      expect(JSON.stringify(call?.arguments)).toMatch(
+        /2000\d+ bytes of arguments, over max_tool_args_bytes; not stored/,
+      );
+      expect(JSON.stringify(journal.batch(batch?.id ?? '')).length).toBeLessThan(10_000);
+    } finally {
+      journal.close();
+    }
+  });
+
   it('toolgate mcp answers the calls already sent, then exits 0 when its stdin closes', async () => {
     ws.file('a.txt', 'hello\n');
     const lines = [
