@@ -1,6 +1,8 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Journal } from '../journal/journal.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
+import { createToolgate } from '../toolgate.js';
+import { knownToolNamesOnly } from './open-gate.js';
 import { journalPath, openJournalOrStop } from './open-journal.js';
 import { resolveSetup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
@@ -39,6 +41,12 @@ export async function runMcp(options: McpOptions): Promise<number> {
       ...serverOptions,
       ...(options.session ? { session: options.session } : {}),
     });
+    try {
+      knownToolNamesOnly(gate(), setup);
+    } catch (error) {
+      journal?.close();
+      throw error;
+    }
     const closed = new Promise<void>((resolve) => {
       server.onclose = () => resolve();
     });
@@ -61,6 +69,12 @@ export async function runMcp(options: McpOptions): Promise<number> {
     return 0;
   }
   // The HTTP transport (and its server framework) is loaded only when asked for: stdio starts faster.
+  try {
+    knownToolNamesOnly(createToolgate(serverOptions), setup);
+  } catch (error) {
+    journal?.close();
+    throw error;
+  }
   const { serveMcpHttp, DEFAULT_MAX_BODY_BYTES } = await import('./mcp-http.js');
   const maxBody = options.maxBody === undefined ? DEFAULT_MAX_BODY_BYTES : Number(options.maxBody);
   if (!Number.isSafeInteger(maxBody) || maxBody < 1024) {

@@ -1,6 +1,7 @@
 import { type Approver, approveAll, denyWith } from '../core/confirmation.js';
 import type { Journal } from '../journal/journal.js';
 import { createToolgate, type Toolgate } from '../toolgate.js';
+import { checkToolNames } from './check-tool-names.js';
 import { journalPath, openJournalOrStop } from './open-journal.js';
 import { resolveSetup, type Setup } from './resolve-setup.js';
 import { openTerminal, terminalApprover } from './tty-approver.js';
@@ -79,6 +80,13 @@ export function openGate(options: GateOptions): OpenGate {
     ...(journal ? { journal } : {}),
     ...(options.session ? { session: options.session } : {}),
   });
+  try {
+    knownToolNamesOnly(gate, setup);
+  } catch (error) {
+    closeTerminal();
+    journal?.close();
+    throw error;
+  }
   return {
     gate,
     setup,
@@ -89,4 +97,10 @@ export function openGate(options: GateOptions): OpenGate {
       journal?.close();
     },
   };
+}
+
+/** The config's tool names must name tools this gate has (or config-defined ones). */
+export function knownToolNamesOnly(gate: Toolgate, setup: Setup): void {
+  const known = [...gate.registry.names(), ...setup.config.tools.definitions.map((d) => d.name)];
+  checkToolNames(setup.config, [...new Set(known)].sort(), setup.configFile);
 }

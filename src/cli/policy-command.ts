@@ -4,6 +4,7 @@ import { ToolError } from '../core/tool-error.js';
 import type { PolicyInput } from '../policy/policy-engine.js';
 import type { ResolvedPath } from '../sandbox/sandbox.js';
 import { createToolgate, type Toolgate } from '../toolgate.js';
+import { knownToolNamesOnly } from './open-gate.js';
 import { resolveSetup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
 
@@ -35,6 +36,7 @@ export async function runPolicyExplain(
     baseDir: setup.baseDir,
     ...(setup.configFile ? { configFile: setup.configFile } : {}),
   });
+  knownToolNamesOnly(gate, setup);
   const call = { id: 'explain', name: tool, arguments: args as Record<string, unknown> };
   await gate.prepare([call]);
   const [planned] = gate.plan([call]);

@@ -1,5 +1,6 @@
 import { DEFINITION_FORMATS, type DefinitionFormat, exportDefinitions } from '../core/export-definitions.js';
 import { createToolgate } from '../toolgate.js';
+import { knownToolNamesOnly } from './open-gate.js';
 import { resolveSetup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
 
@@ -10,6 +11,7 @@ export function runTools(
 ): number {
   const setup = resolveSetup(options);
   const gate = createToolgate({ config: setup.config, roots: setup.roots, baseDir: setup.baseDir });
+  knownToolNamesOnly(gate, setup);
   const tools = gate.registry.definitions();
   if (options.format !== undefined) {
     if (!DEFINITION_FORMATS.includes(options.format as DefinitionFormat)) {

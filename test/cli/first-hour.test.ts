@@ -341,6 +341,21 @@ describe('a newcomer’s first hour (issue #12)', () => {
     }
   });
 
+  it('a tool name in the config that names no tool is a config error with the likely one', () => {
+    ws.file('toolgate.toml', '[tools.approval]\ndenylist = ["run_comand"]\nallowlist = ["mcp_*"]\n');
+    for (const command of [['exec'], ['mcp'], ['tools'], ['policy', 'explain', 'read_file']]) {
+      const run = runCli(command, { cwd: ws.dir(), input: '[]' });
+      expect(run.status, command.join(' ')).toBe(2);
+      expect(run.stderr).toMatch(
+        /toolgate\.toml:2 at tools\.approval\.denylist\.0: "run_comand" is not a tool here \(did you mean "run_command"\?\)/,
+      );
+    }
+    ws.file('toolgate.toml', '[[tools.policy.rules]]\ntool = "write_fil"\naction = "allow"\n');
+    expect(runCli(['tools'], { cwd: ws.dir() }).stderr).toMatch(
+      /toolgate\.toml:2 at tools\.policy\.rules\.0\.tool: "write_fil"/,
+    );
+  });
+
   it('toolgate mcp answers the calls already sent, then exits 0 when its stdin closes', async () => {
     ws.file('a.txt', 'hello\n');
     const lines = [
