@@ -54,6 +54,7 @@ export async function runExec(
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  process.once('SIGHUP', onSignal);
   try {
     const results = await gate.execute(calls, { signal: controller.signal });
     await writeAll(io.stdout, `${JSON.stringify(results, null, 2)}\n`);
@@ -61,6 +62,7 @@ export async function runExec(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
     await close();
   }
 }

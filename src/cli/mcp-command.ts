@@ -53,6 +53,11 @@ export async function runMcp(options: McpOptions): Promise<number> {
     await server.connect(new StdioServerTransport());
     // The client closing our stdin is the end of the session: close cleanly (exit 0). Without this
     // the process would fall out of its event loop with the session still awaited (exit code 13).
+    // Asked to stop (SIGTERM, the terminal gone, Ctrl-C): running calls are cancelled, which stops
+    // their process groups; the session then ends as when the client leaves.
+    const stop = () => void server.close();
+    const signals = ['SIGTERM', 'SIGHUP', 'SIGINT'] as const;
+    for (const signal of signals) process.once(signal, stop);
     // Calls already sent are answered first. The setImmediates: 'end' can arrive (on nextTick)
     // before the SDK has handed the last requests to their handlers, and a handler's answer is
     // sent a few promise turns after it returns (closing first would abort that send).
@@ -64,6 +69,8 @@ export async function runMcp(options: McpOptions): Promise<number> {
         .then(() => server.close());
     });
     await closed;
+    await idle(); // cancelled calls finish stopping their commands before the journal closes
+    for (const signal of signals) process.off(signal, stop);
     await gate().close();
     journal?.close();
     return 0;

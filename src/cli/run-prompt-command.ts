@@ -64,6 +64,7 @@ export async function runPrompt(
     const onSignal = () => controller.abort();
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    process.once('SIGHUP', onSignal);
     try {
       const outcome = await runTurn({
         ...turn,
@@ -90,6 +91,7 @@ export async function runPrompt(
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      process.off('SIGHUP', onSignal);
     }
   } finally {
     await close();

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 
 /**
  * The shell commands run under: bash, the grammar the policy parses (tree-sitter-bash), so the two
@@ -7,12 +8,27 @@ import { type ChildProcess, spawn } from 'node:child_process';
  */
 export const SHELL = ['/bin/bash', '--noprofile', '--norc', '-c'] as const;
 
-/** Starts `bash -c command` as the leader of a new process group (seed 000 FR-EXE-05/06), stdin closed. */
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
+
+/**
+ * How a command line is started. Where util-linux `setpriv` exists, a small bash guard leads the
+ * process group with a parent-death signal: if toolgate dies, even by SIGKILL, the guard gets
+ * SIGHUP and kills the whole group, so nothing the command started outlives toolgate. The command
+ * itself runs in its own `bash -c` (its text passed as an argument, never spliced into the guard),
+ * its exit status passed through; toolgate's own SIGTERM to the group still reaches it directly.
+ */
+export function shellArgv(command: string): string[] {
+  if (!SETPRIV) return [...SHELL, command];
+  const guard = `trap 'kill -KILL 0' HUP; ${SHELL.join(' ')} "$1" & wait $!; status=$?; exit $status`;
+  return [SETPRIV, '--pdeathsig', 'HUP', '--', ...SHELL, guard, 'toolgate-guard', command];
+}
+
+/** Starts the command as the leader of a new process group (seed 000 FR-EXE-05/06), stdin closed. */
 export function spawnShell(
   command: string,
   options: { cwd: string; env: NodeJS.ProcessEnv; argv?: string[] },
 ): ChildProcess {
-  const [file, ...args] = options.argv ?? [...SHELL, command];
+  const [file, ...args] = options.argv ?? shellArgv(command);
   return spawn(file as string, args, {
     cwd: options.cwd,
     env: options.env,
