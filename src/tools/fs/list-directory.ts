@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { constants, type Dirent } from 'node:fs';
 import { type FileHandle, lstat, open, readdir } from 'node:fs/promises';
 import { z } from 'zod';
@@ -112,7 +113,13 @@ export function createListDirectoryTool(settings: ListDirectorySettings = {}) {
         if (ctx.signal.aborted) throw new ToolError('Cancelled', 'cancelled');
         const dirPath = throughFd(dir, relative);
         filter.readThrough(relative, dirPath);
-        const dirents = await readdir(dirPath, { withFileTypes: true });
+        // Names as bytes: one that is not valid UTF-8 is listed (escaped), never fatal, and opened
+        // by its real bytes.
+        const raw = (await readdir(dirPath, {
+          withFileTypes: true,
+          encoding: 'buffer',
+        })) as unknown as RawDirent[];
+        const dirents = raw.map((d) => Object.assign(d, { bytes: d.name, name: displayName(d.name) }));
         dirents.sort((x, y) => {
           const dx = x.isDirectory() ? 0 : 1;
           const dy = y.isDirectory() ? 0 : 1;
@@ -138,11 +145,11 @@ export function createListDirectoryTool(settings: ListDirectorySettings = {}) {
           const entry: ListEntry = { name: dirent.name, type };
           if (type === 'file') {
             // lstat through the directory descriptor: never follows a link.
-            entry.size = (await lstat(`${dirPath}/${dirent.name}`)).size;
+            entry.size = (await lstat(childPath(dirPath, dirent.bytes))).size;
           } else if (type === 'directory' && depthLeft > 0 && dirent.name !== '.git') {
             let child: FileHandle | undefined;
             try {
-              child = await open(`${dirPath}/${dirent.name}`, O_DIR_NOFOLLOW);
+              child = await open(childPath(dirPath, dirent.bytes), O_DIR_NOFOLLOW);
               entry.children = await walk(child, childRelative, depthLeft - 1, hidden, filter);
             } catch (error) {
               if (ToolError.isInstance(error)) throw error;
@@ -157,4 +164,33 @@ export function createListDirectoryTool(settings: ListDirectorySettings = {}) {
       }
     },
   });
+}
+
+type RawDirent = Omit<Dirent, 'name'> & { name: Buffer };
+
+/** A name as shown: UTF-8 when it is, else each byte that is not part of a character as \xNN. */
+export function displayName(bytes: Buffer): string {
+  if (isUtf8(bytes)) return bytes.toString('utf8');
+  let out = '';
+  for (let i = 0; i < bytes.length; ) {
+    let width = 0;
+    for (let w = 1; w <= 4 && i + w <= bytes.length; w++) {
+      if (isUtf8(bytes.subarray(i, i + w))) {
+        width = w;
+        break;
+      }
+    }
+    if (width > 0) {
+      out += bytes.subarray(i, i + width).toString('utf8');
+      i += width;
+    } else {
+      out += `\\x${(bytes[i] as number).toString(16).padStart(2, '0')}`;
+      i++;
+    }
+  }
+  return out;
+}
+
+function childPath(dirPath: string, name: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${dirPath}/`), name]);
 }
