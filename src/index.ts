@@ -37,6 +37,9 @@ export type { ToolEvent } from './core/tool-event.js';
 export type { ToolResult } from './core/tool-result.js';
 export { type OpenAiAgentsToolOptions, toOpenAiAgentsTools } from './integrations/openai-agents.js';
 export { toVercelAiTools, type VercelAiTool } from './integrations/vercel-ai.js';
+export type { BatchRecord, CallRecord, Journal } from './journal/journal.js';
+export { JournalError } from './journal/journal.js';
+export { SqliteJournal } from './journal/sqlite-journal.js';
 export { loadConversation } from './loop/load-conversation.js';
 export {
   advertisedTools,

@@ -55,9 +55,10 @@ export function checkToolNames(
     );
   };
   const approval = config.tools.approval;
-  approval.allowlist.forEach((name, i) => check(name, ['tools', 'approval', 'allowlist', i]));
-  approval.denylist.forEach((name, i) => check(name, ['tools', 'approval', 'denylist', i]));
-  config.tools.policy.rules.forEach((rule, i) => check(rule.tool, ['tools', 'policy', 'rules', i, 'tool']));
+  for (const [i, name] of approval.allowlist.entries()) check(name, ['tools', 'approval', 'allowlist', i]);
+  for (const [i, name] of approval.denylist.entries()) check(name, ['tools', 'approval', 'denylist', i]);
+  for (const [i, rule] of config.tools.policy.rules.entries())
+    check(rule.tool, ['tools', 'policy', 'rules', i, 'tool']);
   for (const name of Object.keys(config.tools.governance.tools))
     check(name, ['tools', 'governance', 'tools', name]);
 }

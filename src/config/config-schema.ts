@@ -179,6 +179,8 @@ const provider = z.strictObject({
   /** The model's context window in tokens, for the tool-output budget (FR-REG-04b). */
   context_tokens: positiveInt.optional(),
   system: z.string().optional(),
+  /** A server silent this long (no answer, or no byte mid-stream) fails the turn instead of hanging. */
+  idle_timeout_seconds: positiveInt.default(300),
 });
 
 export const configSchema = z.strictObject({

@@ -22,6 +22,8 @@ export interface TurnRequest {
 export interface Connection {
   baseUrl: string;
   apiKey?: string;
+  /** Longest silence (no answer, then no byte of the stream) before the turn fails; default 300 s. */
+  idleTimeoutMs?: number;
 }
 
 export interface HttpRequest {

@@ -71,7 +71,11 @@ export function resolveProvider(
   return {
     name,
     adapter,
-    connection: { baseUrl, ...(apiKey ? { apiKey } : {}) },
+    connection: {
+      baseUrl,
+      ...(apiKey ? { apiKey } : {}),
+      idleTimeoutMs: (section?.idle_timeout_seconds ?? 300) * 1000,
+    },
     model,
     maxTokens: section?.max_tokens ?? 4096,
     contextTokens: section?.context_tokens,

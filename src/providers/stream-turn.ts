@@ -112,7 +112,43 @@ export async function streamTurn(
   connection: Connection,
   options: StreamTurnOptions = {},
 ): Promise<StreamedTurn> {
+  // A server that accepts the request and then says nothing must not hold the turn forever: the
+  // request is aborted after `idleTimeoutMs` of silence, counted again from every byte received.
+  const idleMs = connection.idleTimeoutMs ?? 300_000;
+  const idle = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const quiet = () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => idle.abort(), idleMs);
+  };
+  const onOuterAbort = () => idle.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  quiet();
+  try {
+    return await streamTurnWithin(adapter, turn, connection, { ...options, signal: idle.signal }, quiet);
+  } catch (error) {
+    if (idle.signal.aborted && !options.signal?.aborted) {
+      throw new ProviderError(
+        `no answer from ${new URL(connection.baseUrl).origin} for ${Math.round(idleMs / 1000)} s; check that the server is running, or raise idle_timeout_seconds in [providers.NAME]`,
+        { retryable: true },
+      );
+    }
+    throw error;
+  } finally {
+    if (timer) clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+async function streamTurnWithin(
+  adapter: ProviderAdapter,
+  turn: TurnRequest,
+  connection: Connection,
+  options: StreamTurnOptions,
+  heard: () => void,
+): Promise<StreamedTurn> {
   const response = await post(adapter.buildRequest(turn, connection), options);
+  heard();
   const decoder = adapter.createDecoder();
   const parser = new SseParser();
   const calls = new ToolCallAccumulator(options.onCallClosed ? { onClosed: options.onCallClosed } : {});
@@ -158,6 +194,7 @@ export async function streamTurn(
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      heard();
       for (const sse of parser.push(value)) for (const event of decoder.push(sse)) handle(event);
     }
     for (const sse of parser.end()) for (const event of decoder.push(sse)) handle(event);

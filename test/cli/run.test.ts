@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chatStream, textAnswer } from '../helpers/provider-streams.js';
 import { type ReplayServer, requestBody, startReplayServer } from '../helpers/replay-server.js';
@@ -78,6 +81,30 @@ describe('toolgate run: exit codes and output (issue #7 §6)', () => {
       await server.close();
       server = undefined;
     }
+  });
+
+  it('a server that accepts the request and never answers fails the turn after idle_timeout_seconds', async () => {
+    const root = makeTempDir();
+    const silent = createServer(() => {
+      // accepts, never answers
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    writeFileSync(
+      path.join(root, 'toolgate.toml'),
+      `[providers.quiet]\nkind = "openai-compatible"\nbase_url = "http://127.0.0.1:${port}/v1"\nmodel = "m"\nidle_timeout_seconds = 1\n`,
+    );
+    const started = Date.now();
+    const run = await runCliAsync(['run', 'hi', '--provider', 'quiet', '--root', root, '--no-journal'], {
+      cwd: root,
+    });
+    silent.closeAllConnections();
+    silent.close();
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(
+      /no answer from http:\/\/127\.0\.0\.1:\d+ for 1 s; check that the server is running, or raise idle_timeout_seconds/,
+    );
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('prints the final assistant text, or with --json the whole turn in order', async () => {

@@ -84,7 +84,7 @@ describe('git_status in a hostile repository (issue #13)', () => {
   for (const where of ['local', 'include', 'home'] as const) {
     it(`runs no program from the ${where} config (${EXECUTING_KEYS.length} keys)`, async () => {
       const { repo, marker } = hostileRepo(where);
-      const env =
+      const env: Record<string, string> =
         where === 'home' ? { HOME: path.join(repo, 'home'), XDG_CONFIG_HOME: path.join(repo, 'home') } : {};
       // The planted config really would run: a plain `git status` there creates the marker.
       execFileSync('git', ['status', '--porcelain'], {

@@ -116,7 +116,11 @@ const CASES: Case[] = [
   { command: 'cat $HOME/.aws/credentials', expect: 'ask', why: 'a variable in a path' },
   { command: 'grep -r TOKEN /etc', expect: 'ask', why: 'a directory outside the roots' },
   { command: 'cat ../outside.txt', expect: 'ask', why: '.. out of the root' },
-  { command: 'cat .toolgate/journal.db', expect: 'ask', why: "toolgate's own state, even for an allowed program" },
+  {
+    command: 'cat .toolgate/journal.db',
+    expect: 'ask',
+    why: "toolgate's own state, even for an allowed program",
+  },
   // Heredocs, comments, continuations, quoting
   { command: 'cat <<EOF\nhello\nEOF', expect: 'allow', why: 'plain heredoc' },
   { command: 'cat <<EOF\n$(rm -rf /)\nEOF', expect: 'deny', why: 'substitution inside a heredoc' },

@@ -37,7 +37,6 @@ const CONTAINERS = new Set([
 const ARITHMETIC_TESTS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
 
 /** Control characters other than tab and newline: bash and the parser split words differently at them. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly what is looked for
 const ODD_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
 /** Program name for matching: `/usr/bin/git` is `git`; any other path stays a path. */
@@ -291,7 +290,7 @@ class Analysis {
   /** `NAME=value` (alone, or before a command): only names known to be safe, only inert values. */
   assignment(node: Node, depth: number): void {
     const target = node.namedChildren[0];
-    if (!target || target.type !== 'variable_name') {
+    if (target?.type !== 'variable_name') {
       this.risk(`an assignment to ${target?.text ?? 'an element'} (array subscripts are evaluated)`);
       return;
     }

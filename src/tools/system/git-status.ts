@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
@@ -80,6 +80,17 @@ export function createGitStatusTool() {
     locations: (a) => [{ path: a.path, access: 'list' }],
     async execute(a, ctx) {
       const dir = ctx.sandbox.resolve(a.path);
+      let isDirectory = false;
+      try {
+        isDirectory = statSync(dir.absolute).isDirectory();
+      } catch {
+        throw new ToolError(
+          'NotFound',
+          `"${dir.relative}" does not exist; give a directory inside the repository`,
+        );
+      }
+      if (!isDirectory)
+        throw new ToolError('BadArgs', `"${dir.relative}" is a file; give the directory it is in`);
       const env = { ...scrubEnv(process.env), GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' };
       // Every driver any config names is switched off (the user's own too: a tool that asks nobody
       // runs no program but git), whatever the repository (or a model that wrote to it) says.
