@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { approveAll, createToolgate, defineTool, Sandbox, validateConfig } from '../dist/index.js';
 import { SqliteJournal } from '../dist/journal/sqlite-journal.js';
 import { mcpVsFilesystem } from './mcp-vs-filesystem.js';
+import { shellAnalysis } from './shell-analysis.js';
 import { streamDecode } from './stream-decode.js';
 
 const rows = [];
@@ -304,6 +305,7 @@ bigOutput();
 rows.push(...(await mcpVsFilesystem()));
 rows.push(...streamDecode());
 sandboxCheck();
+rows.push(...(await shellAnalysis()));
 await grepTree();
 await globTree();
 await readTail();
