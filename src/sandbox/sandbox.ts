@@ -201,7 +201,11 @@ export class Sandbox {
     }
     // 1. absolute paths
     if (path.isAbsolute(input) && !this.allowAbsolute) {
-      throw violation(`absolute path "${input}" is not allowed; use a path relative to the workspace root`);
+      throw violation(
+        this.roots.length > 1
+          ? `absolute path "${input}" is not allowed; relative paths start in the first root, so to reach the others set [tools.sandbox] allow_absolute = true (absolute paths inside any root are then accepted)`
+          : `absolute path "${input}" is not allowed; use a path relative to the workspace root`,
+      );
     }
     // 2. lexical traversal: any `..` component, with either separator, is refused outright.
     if (input.includes('..') && input.split(/[\\/]/).includes('..')) {

@@ -356,6 +356,19 @@ describe('a newcomer’s first hour (issue #12)', () => {
     );
   });
 
+  it('with two roots, an absolute path into the second says how to reach it (allow_absolute)', () => {
+    const second = makeTempDir('toolgate-second-');
+    writeFileSync(path.join(second, 'b.txt'), 'B');
+    const call = [{ id: '1', name: 'read_file', arguments: { path: path.join(second, 'b.txt') } }];
+    const [refused] = JSON.parse(exec(call, ['--root', ws.dir(), '--root', second]).stdout);
+    expect(refused.content).toMatch(
+      /relative paths start in the first root, so to reach the others set \[tools.sandbox\] allow_absolute = true/,
+    );
+    ws.file('toolgate.toml', '[tools.sandbox]\nallow_absolute = true\n');
+    const [read] = JSON.parse(exec(call, ['--root', ws.dir(), '--root', second]).stdout);
+    expect(read.content).toBe('B');
+  });
+
   it('toolgate mcp answers the calls already sent, then exits 0 when its stdin closes', async () => {
     ws.file('a.txt', 'hello\n');
     const lines = [
