@@ -19,6 +19,16 @@ describe('normalizeBaseUrl', () => {
     expect(normalizeBaseUrl('gemini', 'http://127.0.0.1:9', GEMINI)).toEqual({
       url: 'http://127.0.0.1:9/v1beta',
     });
+    // An endpoint URL pasted whole is taken as its base.
+    expect(normalizeBaseUrl('openai-compatible', 'http://h:1/v1/chat/completions', OPENAI)).toEqual({
+      url: 'http://h:1/v1',
+    });
+    expect(normalizeBaseUrl('anthropic', 'http://h:1/v1/messages', ANTHROPIC)).toEqual({
+      url: 'http://h:1/v1',
+    });
+    expect(normalizeBaseUrl('openai-responses', 'http://h:1/v1/responses/', OPENAI)).toEqual({
+      url: 'http://h:1/v1',
+    });
   });
 
   it('refuses what fetch cannot reach, saying what was probably meant', () => {

@@ -23,7 +23,8 @@ export function normalizeBaseUrl(
     return { problem: `--base-url "${raw}" must start with http:// or https://${guess}` };
   }
   const versionPath = new URL(defaultBaseUrl).pathname.replace(/\/$/, '');
-  let pathname = url.pathname.replace(/\/+$/, '');
+  // A pasted endpoint URL (…/v1/chat/completions) is taken as its base: the adapter adds the endpoint.
+  let pathname = url.pathname.replace(/\/+$/, '').replace(/\/(?:chat\/completions|responses|messages)$/, '');
   if (pathname === '') pathname = versionPath;
   else if (kind === 'anthropic' && !pathname.endsWith('/v1')) pathname += '/v1';
   url.pathname = pathname;
