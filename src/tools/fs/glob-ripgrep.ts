@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { ToolError } from '../../core/tool-error.js';
+import { startRipgrep } from './start-ripgrep.js';
 
 /** More names than any listing needs: past it ripgrep is stopped and the result says so. */
 const MAX_NAMES = 200_000;
@@ -32,17 +32,7 @@ export async function globWithRipgrep(
     '--glob',
     '!.git',
   ];
-  const child = spawn(binary, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (d: string) => {
-    if (stderr.length < 4000) stderr += d;
-  });
-  const exited = new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve(code));
-  });
-  exited.catch(() => {});
+  const { child, exited, stderr: errors } = startRipgrep(binary, args, { cwd });
   const stop = () => child.kill('SIGKILL');
   options.signal.addEventListener('abort', stop, { once: true });
   const names: string[] = [];
@@ -59,6 +49,7 @@ export async function globWithRipgrep(
     }
     const code = await exited;
     if (options.signal.aborted) throw new ToolError('Cancelled', 'the search was stopped');
+    const stderr = errors();
     if (!truncated && code === 2 && /glob|error parsing/i.test(stderr)) {
       throw new ToolError('BadArgs', `invalid glob pattern "${pattern}": ${stderr.trim().split('\n')[0]}`);
     }

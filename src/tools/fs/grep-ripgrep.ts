@@ -1,10 +1,9 @@
-import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
 import { rgPath } from '@vscode/ripgrep';
 import { ToolError } from '../../core/tool-error.js';
 import { clipLine, type GrepLine, type GrepQuery } from './grep-types.js';
+import { startRipgrep } from './start-ripgrep.js';
 
 /** The ripgrep binary shipped by @vscode/ripgrep, or undefined when it is missing here. */
 export function ripgrepBinary(): string | undefined {
@@ -48,20 +47,14 @@ export async function grepWithRipgrep(
     '--',
     where.target,
   ];
-  const child = spawn(binary, args, {
+  const {
+    child,
+    exited,
+    stderr: errors,
+  } = startRipgrep(binary, args, {
     cwd: where.cwd,
-    stdio: [where.stdinFd ?? 'ignore', 'pipe', 'pipe'],
-  }) as ChildProcessByStdio<null, Readable, Readable>;
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (d: string) => {
-    if (stderr.length < 4000) stderr += d;
+    ...(where.stdinFd === undefined ? {} : { stdinFd: where.stdinFd }),
   });
-  const exited = new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve(code));
-  });
-  exited.catch(() => {});
   let stopped = false;
   const stop = () => {
     stopped = true;
@@ -97,6 +90,7 @@ export async function grepWithRipgrep(
     }
     const code = await exited;
     if (signal.aborted) throw new ToolError('Cancelled', 'cancelled');
+    const stderr = errors();
     if (!stopped && code === 2 && stderr.trim()) {
       throw new ToolError('BadArgs', `the search failed: ${stderr.trim().split('\n').slice(0, 6).join(' ')}`);
     }
