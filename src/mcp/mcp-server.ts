@@ -9,6 +9,7 @@ import {
 import { exportDefinitions } from '../core/export-definitions.js';
 import type { ToolResult } from '../core/tool-result.js';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../toolgate.js';
+import { withoutHostArguments } from './host-arguments.js';
 import { mcpApprover } from './mcp-approver.js';
 import { intersectRoots } from './roots.js';
 import { toolAnnotations } from './tool-annotations.js';
@@ -134,26 +135,29 @@ export function createMcpServer(options: McpServerOptions): {
     const id = `mcp-${++calls}`;
     const progressToken = request.params._meta?.progressToken;
     let progress = 0;
-    const [result] = await gate.execute(
-      [{ id, name: request.params.name, arguments: request.params.arguments ?? {} }],
-      {
-        signal: extra.signal,
-        ...(progressToken === undefined
-          ? {}
-          : {
-              onEvent: (event) => {
-                if (event.type !== 'stdout' && event.type !== 'stderr') return;
-                progress += 1;
-                void extra
-                  .sendNotification({
-                    method: 'notifications/progress',
-                    params: { progressToken, progress, message: event.chunk.slice(0, 2000) },
-                  })
-                  .catch(() => {});
-              },
-            }),
-      },
+    // What the host added on its own account is taken out (and journaled with the call).
+    const { args, dropped } = withoutHostArguments(
+      gate.registry.get(request.params.name),
+      request.params.arguments ?? {},
     );
+    const [result] = await gate.execute([{ id, name: request.params.name, arguments: args }], {
+      signal: extra.signal,
+      ...(dropped ? { assistant: { hostArguments: dropped } } : {}),
+      ...(progressToken === undefined
+        ? {}
+        : {
+            onEvent: (event) => {
+              if (event.type !== 'stdout' && event.type !== 'stderr') return;
+              progress += 1;
+              void extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken, progress, message: event.chunk.slice(0, 2000) },
+                })
+                .catch(() => {});
+            },
+          }),
+    });
     if (!result) return { content: [{ type: 'text', text: 'toolgate: no result' }], isError: true };
     return toMcpResult(result);
   };

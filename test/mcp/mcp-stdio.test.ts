@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { REPO } from '../cli/run-cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -128,6 +129,36 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
       /the MCP client declined the approval request .*\[tools\.approval\] allowlist in toolgate\.toml/,
     );
     expect(existsSync(path.join(root, 'd.txt'))).toBe(false);
+  });
+
+  it("a host's own injected argument (gemini-cli's wait_for_previous) is taken out and journaled; any other unknown one is still an error", async () => {
+    const root = makeTempDir('toolgate-mcp-');
+    writeFileSync(path.join(root, 'a.txt'), 'hello\n');
+    const journal = path.join(makeTempDir('toolgate-mcp-j-'), 'j.db');
+    const { client } = await connect({ root, args: ['--journal', journal] });
+    const ok = await client.callTool({
+      name: 'read_file',
+      arguments: { path: 'a.txt', wait_for_previous: true },
+    });
+    expect(ok.isError).toBe(false);
+    expect(text(ok)).toBe('hello\n');
+    const bad = await client.callTool({
+      name: 'read_file',
+      arguments: { path: 'a.txt', wait_for_next: true },
+    });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toMatch(/unknown parameter "wait_for_next"/);
+    await client.close();
+    const j = SqliteJournal.open(journal);
+    try {
+      const [, first] = j.recentBatches(5);
+      const record = first ? j.batch(first.id) : undefined;
+      expect(record?.calls[0]?.arguments).toEqual({ path: 'a.txt' });
+      const assistant = j.messages(record?.session ?? '').find((m) => m.role === 'assistant');
+      expect(assistant?.content).toMatchObject({ hostArguments: { wait_for_previous: true } });
+    } finally {
+      j.close();
+    }
   });
 
   it('without elicitation an ask is a denial that names the config line that would allow it', async () => {
