@@ -45,7 +45,7 @@ export function terminalApprover(terminal: {
     const ask = (q: string) => Promise.race([rl.question(q, { signal }), closed]);
     try {
       terminal.output.write(
-        `\ntoolgate: ${requests.length} call${requests.length === 1 ? '' : 's'} need approval:\n`,
+        `\ntoolgate: ${requests.length} ${requests.length === 1 ? 'call needs' : 'calls need'} approval:\n`,
       );
       requests.forEach((r, i) => {
         terminal.output.write(`${describe(r, i + 1)}\n`);

@@ -24,8 +24,12 @@ export function hintForAsk(request: ConfirmationRequest, where: string): string 
 export function hintForDenial(decision: PolicyDecision, tool: string, where: string): string | undefined {
   const { rule } = decision;
   if (decision.errorType === 'SandboxViolation' || rule === 'fail-closed') return undefined;
-  if (rule === 'tools.approval.denylist')
-    return `remove "${tool}" from [tools.approval] denylist in ${where}`;
+  if (rule === 'tools.approval.denylist') {
+    // The built-in denylist holds run_command: then there is no line to remove, only one to write.
+    return tool === 'run_command'
+      ? `take "run_command" off [tools.approval] denylist in ${where} (it is there by default: write denylist = [] to allow commands by [tools.run_command] rules)`
+      : `remove "${tool}" from [tools.approval] denylist in ${where}`;
+  }
   if (rule === 'tools.approval.enabled') return `set [tools.approval] enabled = true in ${where}`;
   if (rule === 'tools.approval.mode') return `add "${tool}" to [tools.approval] allowlist in ${where}`;
   if (rule.startsWith('tools.')) return `change ${rule} in ${where}`;

@@ -92,6 +92,16 @@ describe('a newcomer’s first hour (issue #12)', () => {
     expect(again.ok).toBe(true);
   });
 
+  it('run_command denied by the built-in denylist says to write denylist = [] (there is no line to remove)', () => {
+    const [result] = JSON.parse(
+      exec([{ id: '1', name: 'run_command', arguments: { command: 'ls' } }]).stdout,
+    );
+    expect(result.error.type).toBe('Denied');
+    expect(result.content).toMatch(
+      /it is there by default: write denylist = \[\] to allow commands by \[tools.run_command\] rules/,
+    );
+  });
+
   it('a run_command denial names the command rule that asked and where to allow it', () => {
     ws.file('toolgate.toml', '[tools.approval]\ndenylist = []\n');
     const [result] = JSON.parse(
