@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { BatchRecord } from '../journal/journal.js';
+import { ownerAlive } from '../journal/process-identity.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { createToolgate } from '../toolgate.js';
 import { findBatchId } from './find-batch.js';
@@ -60,6 +61,11 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
       const target = findBatchId(journal, typed, 'toolgate recover');
       const batch = journal.batch(target);
       if (!batch) throw new UsageError(`no batch "${typed}" in ${journal.location}`);
+      if (ownerAlive(batch.owner)) {
+        throw new UsageError(
+          `batch ${target} belongs to a toolgate that is still running (pid ${batch.owner?.split(':')[1]}): it is waiting, not interrupted; answer it there, or stop that process first`,
+        );
+      }
       if (batch.status !== 'open' && batch.status !== 'awaiting_approval') {
         throw new UsageError(
           `batch ${target} is already ${batch.status}: only incomplete batches can be resumed or discarded (see \`toolgate journal show ${target}\`)`,
@@ -95,7 +101,8 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
       out.write(`${JSON.stringify(journal.resumeBatch(target), null, 2)}\n`);
       return 0;
     }
-    const incomplete = journal.incompleteBatches();
+    // A batch whose process is still running is waiting (for a person, or its calls), not interrupted.
+    const incomplete = journal.incompleteBatches().filter((b) => !ownerAlive(b.owner));
     if (options.json) {
       out.write(`${JSON.stringify(incomplete.map(summary), null, 2)}\n`);
       return 0;

@@ -1,4 +1,5 @@
 import type { LoopEvent } from '../core/loop-event.js';
+import { ownerAlive } from '../journal/process-identity.js';
 import { loadConversation } from '../loop/load-conversation.js';
 import { runTurn } from '../loop/run-turn.js';
 import { turnToJson } from '../loop/turn-json.js';
@@ -47,7 +48,8 @@ export async function runPrompt(
   try {
     const { turn } = providerTurn(options, setup.config);
     // FR-RES-05: a batch this session left unfinished (a crash) is settled by a person first.
-    const unfinished = journal?.incompleteBatches().filter((b) => b.session === gate.session) ?? [];
+    const unfinished =
+      journal?.incompleteBatches().filter((b) => b.session === gate.session && !ownerAlive(b.owner)) ?? [];
     if (unfinished.length > 0) {
       io.stderr.write(
         unfinished

@@ -40,6 +40,8 @@ export interface BatchRecord {
   createdAt: number;
   finishedAt?: number;
   assistantText?: string;
+  /** The process that journaled it (`host:pid:start`), where the store records one. */
+  owner?: string;
   calls: CallRecord[];
 }
 

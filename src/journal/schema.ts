@@ -64,6 +64,10 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX grants_session ON grants(session_id);
   `,
+  // Which process journaled a batch (host:pid:start): recovery leaves a live one's batches alone.
+  `
+  ALTER TABLE batches ADD COLUMN owner TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -21,6 +21,7 @@ import {
   type PlanEntry,
 } from './journal.js';
 import { makeDirs } from './make-dirs.js';
+import { thisProcess } from './process-identity.js';
 import { migrate } from './schema.js';
 
 interface CallRow {
@@ -43,6 +44,7 @@ interface BatchRow {
   assistant_text: string | null;
   created_at: number;
   finished_at: number | null;
+  owner: string | null;
 }
 
 /** Turns SQLite's error codes into what a person can act on. */
@@ -119,6 +121,7 @@ export class SqliteJournal implements Journal {
   readonly location: string;
   readonly #db: Database.Database;
   readonly #stmt: ReturnType<SqliteJournal['prepare']>;
+  readonly #owner = thisProcess();
 
   private constructor(location: string, db: Database.Database) {
     this.location = location;
@@ -164,7 +167,7 @@ export class SqliteJournal implements Journal {
         'INSERT INTO messages (session_id, seq, role, batch_id, call_id, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       insertBatch: db.prepare(
-        'INSERT INTO batches (id, session_id, status, assistant_text, created_at) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO batches (id, session_id, status, assistant_text, created_at, owner) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       insertCall: db.prepare(
         "INSERT INTO calls (batch_id, call_index, call_id, name, arguments, status) VALUES (?, ?, ?, ?, ?, 'planned')",
@@ -245,7 +248,7 @@ export class SqliteJournal implements Journal {
       // Calls already journaled while streaming (recordStreamedCall) are kept; the rest are added.
       const streamed = this.#stmt.batch.get(id) as BatchRow | undefined;
       if (streamed) this.#stmt.setAssistantText.run(options.assistantText ?? null, id);
-      else this.#stmt.insertBatch.run(id, session, 'open', options.assistantText ?? null, now);
+      else this.#stmt.insertBatch.run(id, session, 'open', options.assistantText ?? null, now, this.#owner);
       const known = new Set((this.#stmt.calls.all(id) as CallRow[]).map((c) => c.call_index));
       calls.forEach((call, index) => {
         if (!known.has(index))
@@ -284,7 +287,8 @@ export class SqliteJournal implements Journal {
     const now = Date.now();
     this.#write(() => {
       this.#stmt.ensureSession.run(session, now);
-      if (!this.#stmt.batch.get(batchId)) this.#stmt.insertBatch.run(batchId, session, 'open', null, now);
+      if (!this.#stmt.batch.get(batchId))
+        this.#stmt.insertBatch.run(batchId, session, 'open', null, now, this.#owner);
       this.#stmt.insertCall.run(batchId, index, call.id, call.name, JSON.stringify(call.arguments));
     });
   }
@@ -413,6 +417,7 @@ export class SqliteJournal implements Journal {
       createdAt: row.created_at,
       ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
       ...(row.assistant_text ? { assistantText: row.assistant_text } : {}),
+      ...(row.owner ? { owner: row.owner } : {}),
       calls,
     };
   }

@@ -4,6 +4,7 @@ import type { AssistantToolCall, ConversationMessage } from '../core/conversatio
 import type { LoopEvent } from '../core/loop-event.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { BatchRecord } from '../journal/journal.js';
+import { ownerAlive } from '../journal/process-identity.js';
 import { runTurn, type TurnOptions } from '../loop/run-turn.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import type { Toolgate } from '../toolgate.js';
@@ -121,7 +122,8 @@ export class ChatController {
     // person before anything else: the conversation cannot go on without its results. Another
     // session's is not this chat's to settle (it may even be open in another chat right now), so a
     // new chat starts at once and only says where to deal with them.
-    const unfinished = options.gate.journal?.incompleteBatches() ?? [];
+    // Batches of a toolgate still running elsewhere are waiting there, not interrupted.
+    const unfinished = (options.gate.journal?.incompleteBatches() ?? []).filter((b) => !ownerAlive(b.owner));
     const mine = unfinished.filter((b) => b.session === options.gate.session);
     const others = unfinished.length - mine.length;
     if (others > 0) this.#note(othersNotice(others, options.recoverCommand ?? 'toolgate recover'));

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { orphanBatches } from '../helpers/orphan-batches.js';
 import { makeTempDir, useWorkspace } from '../helpers/workspace.js';
 import { REPO, runCli } from './run-cli.js';
 
@@ -232,6 +233,7 @@ describe('a newcomer’s first hour (issue #12)', () => {
       journal.markRunning(id, 1);
     }
     journal.close();
+    orphanBatches(file); // as if left by a toolgate that died
 
     const resumed = JSON.parse(
       runCli(['recover', '--resume', resumeId.slice(0, 8)], { cwd: ws.dir() }).stdout,
@@ -377,6 +379,26 @@ describe('a newcomer’s first hour (issue #12)', () => {
     ws.file('toolgate.toml', '[tools.sandbox]\nallow_absolute = true\n');
     const [read] = JSON.parse(exec(call, ['--root', ws.dir(), '--root', second]).stdout);
     expect(read.content).toBe('B');
+  });
+
+  it('recovery leaves alone a batch whose toolgate is still running (waiting at a prompt is not a crash)', () => {
+    const file = path.join(ws.dir(), '.toolgate', 'journal.db');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const journal = SqliteJournal.open(file); // this test process: alive, like a toolgate waiting
+    const id = journal.beginBatch('s', [
+      { id: 'w', name: 'write_file', arguments: { path: 'x', content: 'y' } },
+    ]);
+    try {
+      expect(JSON.parse(runCli(['recover', '--json'], { cwd: ws.dir() }).stdout)).toEqual([]);
+      const discard = runCli(['recover', '--discard', id], { cwd: ws.dir() });
+      expect(discard.status).toBe(2);
+      expect(discard.stderr).toMatch(
+        /belongs to a toolgate that is still running \(pid \d+\): it is waiting, not interrupted/,
+      );
+      expect(journal.batch(id)?.status).toBe('open');
+    } finally {
+      journal.close();
+    }
   });
 
   it('toolgate mcp answers the calls already sent, then exits 0 when its stdin closes', async () => {

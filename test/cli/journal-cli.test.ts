@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { orphanBatches } from '../helpers/orphan-batches.js';
 import { useWorkspace } from '../helpers/workspace.js';
 import { runCli } from './run-cli.js';
 
@@ -72,6 +73,7 @@ describe('exec with the journal, recover, journal (issue #4)', () => {
     journal.markRunning(a, 0);
     const b = journal.beginBatch('s', [{ id: 'z', name: 'read_file', arguments: {} }]);
     journal.close();
+    orphanBatches(file);
     const listed = JSON.parse(runCli(['recover', '--json'], { cwd: ws.dir() }).stdout);
     expect(listed).toEqual([
       {
@@ -119,6 +121,7 @@ describe('exec with the journal, recover, journal (issue #4)', () => {
       },
     );
     journal.close();
+    orphanBatches(file);
     const run = runCli(['recover', '--resume', id, '--approve', 'all'], { cwd: ws.dir() });
     expect(JSON.parse(run.stdout)[0]).toMatchObject({ id: 'w', ok: true });
     expect(readFileSync(path.join(ws.dir(), 'later.txt'), 'utf8')).toBe('L');

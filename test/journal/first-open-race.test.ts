@@ -46,7 +46,7 @@ describe('journal first open from many processes at once (issue #12)', () => {
       expect(outputs, `round ${round}`).toEqual(Array.from({ length: PROCESSES }, () => 'ok'));
       const db = new Database(file, { readonly: true });
       expect(db.prepare('SELECT count(*) AS n FROM batches').get()).toEqual({ n: PROCESSES });
-      expect(db.pragma('user_version', { simple: true })).toBe(2);
+      expect(db.pragma('user_version', { simple: true })).toBe(3);
       db.close();
     }
   }, 120_000);

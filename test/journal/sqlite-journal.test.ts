@@ -24,7 +24,7 @@ describe('SqliteJournal', () => {
       journalMode: 'wal',
       synchronous: 2,
       busyTimeoutMs: 5000,
-      schemaVersion: 2,
+      schemaVersion: 3,
     });
     j.close();
   });

@@ -9,6 +9,7 @@ import { adapterFor } from '../../src/providers/adapters.js';
 import { createToolgate } from '../../src/toolgate.js';
 import { ChatApp } from '../../src/tui/chat-app.js';
 import { ChatController } from '../../src/tui/chat-controller.js';
+import { orphanBatches } from '../helpers/orphan-batches.js';
 import { chatStream, textAnswer } from '../helpers/provider-streams.js';
 import {
   type RecordedResponse,
@@ -196,6 +197,7 @@ describe('toolgate chat (ink): FR-TUI-01..04, FR-RES-05', () => {
     ]);
     journal.markRunning(batch, 0);
     const other = journal.beginBatch('OTHER', [{ id: 'y1', name: 'delete_file', arguments: { path: 'z' } }]);
+    orphanBatches(path.join(ws.dir(), '.toolgate', 'journal.db')); // as if left by a toolgate that died
     const t = await start([], {}, journal);
     const prompt = await until(t.frame, (f) => f.includes('interrupted'), 'the recovery prompt');
     expect(prompt).toMatch(/write_file \[running\]/);
@@ -371,6 +373,7 @@ describe('toolgate chat (ink): FR-TUI-01..04, FR-RES-05', () => {
     ]);
     journal.markRunning(other, 0);
     journal.beginBatch('ANOTHER', [{ id: 'x2', name: 'write_file', arguments: { path: 'c', content: 'd' } }]);
+    orphanBatches(path.join(ws.dir(), '.toolgate', 'journal.db'));
     const t = await start([{ body: textAnswer('openai', 'Hello there.') }], {}, journal);
     const first = await until(t.frame, (f) => f.includes('enter send'), 'the chat');
     expect(first).not.toMatch(/interrupted with an unfinished batch|\[r\] resume/);
