@@ -40,7 +40,9 @@ describe('edit_file', () => {
       fc.asyncProperty(
         fc.array(fc.stringMatching(/^[a-y ]{0,30}$/), { minLength: 1, maxLength: 30 }),
         fc.stringMatching(/^[a-y \n]{0,20}$/),
-        fc.constantFrom('Z', '{', 'ü', '#', '\t'),
+        // Never whitespace: the matcher's later stages ignore trailing whitespace and indentation by
+        // design, so a tab at the end of a target may rightly match a line without it.
+        fc.constantFrom('Z', '{', 'ü', '#', '~'),
         fc.stringMatching(/^[a-y \n]{0,20}$/),
         fc.string({ maxLength: 20 }),
         fc.boolean(),
