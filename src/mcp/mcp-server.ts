@@ -11,6 +11,7 @@ import type { ToolResult } from '../core/tool-result.js';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../toolgate.js';
 import { withoutHostArguments } from './host-arguments.js';
 import { mcpApprover } from './mcp-approver.js';
+import { ProgressStream } from './progress-stream.js';
 import { intersectRoots } from './roots.js';
 import { toolAnnotations } from './tool-annotations.js';
 
@@ -134,7 +135,15 @@ export function createMcpServer(options: McpServerOptions): {
     if (rootsReady) await rootsReady;
     const id = `mcp-${++calls}`;
     const progressToken = request.params._meta?.progressToken;
-    let progress = 0;
+    const stream =
+      progressToken === undefined
+        ? undefined
+        : new ProgressStream((message, progress) =>
+            extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress, message },
+            }),
+          );
     // What the host added on its own account is taken out (and journaled with the call).
     const { args, dropped } = withoutHostArguments(
       gate.registry.get(request.params.name),
@@ -143,21 +152,15 @@ export function createMcpServer(options: McpServerOptions): {
     const [result] = await gate.execute([{ id, name: request.params.name, arguments: args }], {
       signal: extra.signal,
       ...(dropped ? { assistant: { hostArguments: dropped } } : {}),
-      ...(progressToken === undefined
-        ? {}
-        : {
+      ...(stream
+        ? {
             onEvent: (event) => {
-              if (event.type !== 'stdout' && event.type !== 'stderr') return;
-              progress += 1;
-              void extra
-                .sendNotification({
-                  method: 'notifications/progress',
-                  params: { progressToken, progress, message: event.chunk.slice(0, 2000) },
-                })
-                .catch(() => {});
+              if (event.type === 'stdout' || event.type === 'stderr') stream.push(event.chunk);
             },
-          }),
+          }
+        : {}),
     });
+    await stream?.flush(); // all output reaches the client before the result
     if (!result) return { content: [{ type: 'text', text: 'toolgate: no result' }], isError: true };
     return toMcpResult(result);
   };

@@ -201,7 +201,7 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
 
   it('progress notifications stream run_command output; cancellation stops the call and its processes', async () => {
     const root = makeTempDir('toolgate-mcp-');
-    const toml = '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["echo", "sleep"]\n';
+    const toml = '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["echo", "sleep", "sh"]\n';
     const { client } = await connect({ root, toml });
     const progress: string[] = [];
     const streamed = await client.callTool(
@@ -212,7 +212,23 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
       },
     );
     expect(text(streamed)).toBe('one\ntwo\n');
-    expect(progress.join('')).toContain('one');
+    expect(progress.join('')).toBe('one\ntwo\n');
+    // 200,000 characters: the result is capped, the progress carries every one, in order.
+    writeFileSync(
+      path.join(root, 'gen.sh'),
+      'i=0; while [ $i -lt 20000 ]; do echo abcdefghi; i=$((i+1)); done\n',
+    );
+    const big: string[] = [];
+    const long = await client.callTool(
+      { name: 'run_command', arguments: { command: 'sh gen.sh' } },
+      undefined,
+      {
+        onprogress: (p) => big.push(String(p.message)),
+      },
+    );
+    expect(long.isError).toBe(false);
+    expect(big.join('')).toBe('abcdefghi\n'.repeat(20_000));
+    expect(big.length).toBeLessThan(50); // coalesced, not one notification per read
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
     await expect(
