@@ -306,6 +306,8 @@ describe('a newcomer’s first hour (issue #12)', () => {
         'package.json',
         'bin/toolgate.js',
         'dist/index.js',
+        'docs/GETTING-STARTED.md',
+        'docs/SECURITY.md',
         'dist/index.d.ts',
       ]),
     );
