@@ -5,7 +5,8 @@ import type { PolicyInput } from '../policy/policy-engine.js';
 import type { ResolvedPath } from '../sandbox/sandbox.js';
 import { createToolgate, type Toolgate } from '../toolgate.js';
 import { knownToolNamesOnly } from './open-gate.js';
-import { resolveSetup } from './resolve-setup.js';
+import { journalPath, openExistingJournal } from './open-journal.js';
+import { resolveSetup, type Setup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -30,12 +31,30 @@ export async function runPolicyExplain(
     throw new UsageError('arguments must be a JSON object');
   }
   const setup = resolveSetup(options);
+  // Project grants ("always allow" answers) count too: read from the journal when there is one.
+  const journal = openExistingJournal(journalPath(setup, undefined));
   const gate = createToolgate({
     config: setup.config,
     roots: setup.roots,
     baseDir: setup.baseDir,
     ...(setup.configFile ? { configFile: setup.configFile } : {}),
+    ...(journal ? { journal } : {}),
   });
+  try {
+    return await explain(gate, setup, tool, args as Record<string, unknown>, options, out);
+  } finally {
+    journal?.close();
+  }
+}
+
+async function explain(
+  gate: Toolgate,
+  setup: Setup,
+  tool: string,
+  args: Record<string, unknown>,
+  options: { json?: boolean },
+  out: NodeJS.WritableStream,
+): Promise<number> {
   knownToolNamesOnly(gate, setup);
   const call = { id: 'explain', name: tool, arguments: args as Record<string, unknown> };
   await gate.prepare([call]);

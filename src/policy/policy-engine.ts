@@ -331,6 +331,16 @@ export class PolicyEngine {
         risk: ruleRisk,
       };
     }
+    if (toolGrant && !allowlisted) {
+      // Said as what it is, so the journal and `policy explain` show the grant, not a mode.
+      return {
+        action: 'allow',
+        reason: `"${tool.name}" was granted "always allow" by a person (this session or project)`,
+        rule: 'grant (always allow)',
+        file: 'the journal',
+        risk,
+      };
+    }
     if (allowlisted) {
       return {
         action: 'allow',

@@ -403,6 +403,27 @@ describe('a newcomer’s first hour (issue #12)', () => {
     }
   });
 
+  it('a project grant is journaled and explained as the grant, not as the approval mode', () => {
+    const file = path.join(ws.dir(), '.toolgate', 'journal.db');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const journal = SqliteJournal.open(file);
+    journal.addGrant({ tool: 'write_file', scope: 'project', createdAt: Date.now() });
+    journal.close();
+    const [r] = JSON.parse(
+      exec([{ id: '1', name: 'write_file', arguments: { path: 'g.txt', content: 'g' } }]).stdout,
+    );
+    expect(r.ok).toBe(true);
+    const list = JSON.parse(runCli(['journal', 'list', '--json'], { cwd: ws.dir() }).stdout);
+    const shown = runCli(['journal', 'show', list[0].id], { cwd: ws.dir() }).stdout;
+    expect(shown).toMatch(/decision: allow by grant \(always allow\) in the journal/);
+    const explained = JSON.parse(
+      runCli(['policy', 'explain', 'write_file', '{"path":"h.txt","content":"h"}', '--json'], {
+        cwd: ws.dir(),
+      }).stdout,
+    );
+    expect(explained).toMatchObject({ outcome: 'allow', rule: 'grant (always allow)' });
+  });
+
   it('toolgate mcp answers the calls already sent, then exits 0 when its stdin closes', async () => {
     ws.file('a.txt', 'hello\n');
     const lines = [
