@@ -4,6 +4,7 @@ import { approveBatch } from './approval/approve-batch.js';
 import type { ToolgateConfig } from './config/config-schema.js';
 import { defaultConfig } from './config/load-config.js';
 import { type Approver, denyWith } from './core/confirmation.js';
+import type { Denial } from './core/denial.js';
 import { type Grant, type GrantScope, type GrantStore, grantPrefix, MemoryGrantStore } from './core/grant.js';
 import { errorResult } from './core/make-result.js';
 import type { PlannedCall } from './core/planned-call.js';
@@ -232,7 +233,7 @@ export class Toolgate {
     if (!journal) return await this.#run(planned, options, undefined); // `return await`: fewer turns than returning the promise
     let batchId: string;
     try {
-      batchId = journal.beginBatch(this.session, withinLimit(calls, this.config.tools.max_tool_args_bytes), {
+      batchId = journal.beginBatch(this.session, withinLimit(calls, planned), {
         ...(options.assistantText ? { assistantText: options.assistantText } : {}),
         ...(options.assistant ? { assistant: options.assistant } : {}),
         ...(options.batchId ? { batchId: options.batchId } : {}),
@@ -342,21 +343,19 @@ export function createToolgate(options: ToolgateOptions = {}): Toolgate {
 }
 
 /**
- * The calls as the journal keeps them: arguments over max_tool_args_bytes are refused unrun, and
- * are not stored either (a 60 MB argument would otherwise land in the journal twice).
+ * The calls as the journal keeps them: arguments the planner refused as over max_tool_args_bytes
+ * are not run, and not stored either (a 60 MB argument would otherwise land in the journal twice).
  */
-function withinLimit(calls: readonly ToolCall[], maxBytes: number): readonly ToolCall[] {
+function withinLimit(calls: readonly ToolCall[], planned: readonly PlannedCall[]): readonly ToolCall[] {
   let out: ToolCall[] | undefined;
-  calls.forEach((call, i) => {
-    const text = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
-    if (text.length <= maxBytes && Buffer.byteLength(text) <= maxBytes) return;
+  for (const p of planned) {
+    const denial =
+      p.disposition.kind === 'resolved'
+        ? (p.disposition.result.metadata?.denial as Denial | undefined)
+        : undefined;
+    if (denial?.rule !== 'tools.max_tool_args_bytes') continue;
     out ??= [...calls];
-    out[i] = {
-      ...call,
-      arguments: {
-        omitted: `${Buffer.byteLength(text)} bytes of arguments, over max_tool_args_bytes; not stored, not run`,
-      },
-    };
-  });
+    out[p.index] = { ...p.call, arguments: { omitted: `${denial.reason}; not stored, not run` } };
+  }
   return out ?? calls;
 }

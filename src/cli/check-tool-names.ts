@@ -43,13 +43,12 @@ export function checkToolNames(
   file: string | undefined,
 ): void {
   const where = file ?? '(built-in defaults)';
-  const text = file ? readFileSync(file, 'utf8') : '';
   const check = (name: string, keyPath: (string | number)[]) => {
     if (/[*?[\]{}]/.test(name) || known.includes(name)) return;
     const guess = closest(name, known);
     throw new ConfigError(
       where,
-      text ? locateKey(text, keyPath) : undefined,
+      file ? locateKey(readFileSync(file, 'utf8'), keyPath) : undefined, // read only to name the line
       keyPath.join('.'),
       `"${name}" is not a tool here${guess ? ` (did you mean "${guess}"?)` : ''}; tools: ${known.join(', ')}`,
     );

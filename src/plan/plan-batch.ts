@@ -90,7 +90,11 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
         'LimitExceeded',
         `arguments are ${bytes} bytes, more than the ${deps.limits.maxArgsBytes} allowed ([tools] max_tool_args_bytes raises it)`,
         {},
-        { kind: 'limits_exceeded', reason: 'arguments too large', rule: 'tools.max_tool_args_bytes' },
+        {
+          kind: 'limits_exceeded',
+          reason: `${bytes} bytes of arguments, over max_tool_args_bytes`,
+          rule: 'tools.max_tool_args_bytes',
+        },
       );
     }
     const tool = deps.registry.get(call.name);

@@ -22,7 +22,6 @@ const CONTAINERS = new Set([
   'list',
   'pipeline',
   'subshell',
-  'redirected_statement',
   'negated_command',
   'if_statement',
   'elif_clause',
