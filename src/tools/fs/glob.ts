@@ -97,7 +97,9 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
         if (binary) {
           // Matching by automaton in a child process: no pattern can hang toolgate (issue #13).
           const listed = await globWithRipgrep(binary, throughFdForChild(handle, base.absolute), a.pattern, {
-            hidden: true,
+            // Hidden folders are walked only when they can match: include_hidden, or a pattern that
+            // names a dot itself (`.github/**`); skipping them is most of ripgrep's speed.
+            hidden: a.include_hidden || a.pattern.split('/').some((s) => s.startsWith('.')),
             signal: ctx.signal,
           });
           found = a.include_hidden ? listed.names : listed.names.filter(visibleFor(a.pattern));
