@@ -13,8 +13,8 @@ import type { ToolCall } from './core/tool-call.js';
 import type { AnyToolDefinition } from './core/tool-definition.js';
 import type { ToolEvent } from './core/tool-event.js';
 import type { ToolResult } from './core/tool-result.js';
-import type { Journal, PlanEntry } from './journal/journal.js';
-import { journalObserver } from './journal/journal-observer.js';
+import type { BeginBatchOptions, Journal, PlanEntry } from './journal/journal.js';
+import { journalObserver, journalStatus, recordableAfter } from './journal/journal-observer.js';
 import { JournalRateCounter } from './journal/journal-rate-counter.js';
 import { JournalReadCache } from './journal/journal-read-cache.js';
 import { planBatch } from './plan/plan-batch.js';
@@ -53,6 +53,11 @@ export interface ToolgateOptions {
   session?: string;
   /** Where "always allow" grants live (default: the journal, else memory). */
   grants?: GrantStore;
+  /**
+   * false: the journal keeps batches, calls and results but no conversation messages (an MCP client
+   * keeps its own conversation, so they would only store every result twice). Default true.
+   */
+  conversation?: boolean;
 }
 
 export interface ExecuteBatchOptions {
@@ -83,6 +88,7 @@ export class Toolgate {
   readonly #rates: RateCounter;
   readonly #approver: Approver;
   readonly journal: Journal | undefined;
+  readonly #conversation: boolean;
   readonly session: string;
   readonly #grants: GrantStore;
   /** The config file in use, or where one would be read (named in denials that say how to allow). */
@@ -94,6 +100,7 @@ export class Toolgate {
     const baseDir = options.baseDir ?? process.cwd();
     const deniedFiles = [...(options.deniedFiles ?? [])];
     this.journal = options.journal;
+    this.#conversation = options.conversation !== false;
     this.session = options.session ?? randomUUID();
     // The journal file (and its WAL/SHM companions) is toolgate's own state: never a tool's.
     if (options.journal && options.journal.location !== ':memory:') {
@@ -231,14 +238,19 @@ export class Toolgate {
       );
     }
     if (!journal) return await this.#run(planned, options, undefined); // `return await`: fewer turns than returning the promise
+    const record: BeginBatchOptions = {
+      ...(options.assistantText ? { assistantText: options.assistantText } : {}),
+      ...(options.assistant ? { assistant: options.assistant } : {}),
+      ...(options.batchId ? { batchId: options.batchId } : {}),
+      ...(this.#conversation ? {} : { messages: false }),
+      plan: planEntries(planned),
+    };
+    if (options.batchId === undefined && recordableAfter(planned)) {
+      return await this.#runThenRecord(journal, calls, planned, options, record);
+    }
     let batchId: string;
     try {
-      batchId = journal.beginBatch(this.session, withinLimit(calls, planned), {
-        ...(options.assistantText ? { assistantText: options.assistantText } : {}),
-        ...(options.assistant ? { assistant: options.assistant } : {}),
-        ...(options.batchId ? { batchId: options.batchId } : {}),
-        plan: planEntries(planned),
-      });
+      batchId = journal.beginBatch(this.session, withinLimit(calls, planned), record);
     } catch (error) {
       // Nothing may run that the journal did not record first.
       return calls.map((c) =>
@@ -271,6 +283,56 @@ export class Toolgate {
     return await this.#run(planned, options, batchId);
   }
 
+  /**
+   * Read-only batches: run, then journal the whole batch in one commit before anyone sees a result
+   * (no fsync: running them again after a crash is harmless). If the journal cannot record it,
+   * the results are withheld: every result handed out is journaled.
+   */
+  async #runThenRecord(
+    journal: Journal,
+    calls: readonly ToolCall[],
+    planned: PlannedCall[],
+    options: ExecuteBatchOptions,
+    record: BeginBatchOptions,
+  ): Promise<ToolResult[]> {
+    const startedAt: number[] = [];
+    const observer: BatchObserver = {
+      onCallStart: (p) => {
+        startedAt[p.index] = Date.now();
+        return options.observer?.onCallStart?.(p);
+      },
+      ...(options.observer?.onCallResult ? { onCallResult: options.observer.onCallResult } : {}),
+    };
+    const results = await this.#run(planned, { ...options, observer }, undefined);
+    const now = Date.now();
+    try {
+      journal.recordFinishedBatch(
+        this.session,
+        withinLimit(calls, planned),
+        results.map((result, i) => {
+          const start = startedAt[i];
+          return {
+            result,
+            status: journalStatus(result, planned[i] as PlannedCall),
+            ...(start !== undefined ? { startedAt: start } : {}),
+            finishedAt: now,
+          };
+        }),
+        record,
+      );
+    } catch (error) {
+      return results.map((r) =>
+        errorResult(
+          r.id,
+          r.name,
+          'Internal',
+          `result withheld: ${(error as Error).message} (the call was read-only; nothing changed)`,
+        ),
+      );
+    }
+    return results;
+  }
+
   async #run(
     planned: PlannedCall[],
     options: ExecuteBatchOptions,
@@ -278,8 +340,19 @@ export class Toolgate {
   ): Promise<ToolResult[]> {
     const tools = this.config.tools;
     const journal = batchId === undefined ? undefined : this.journal;
+    const asks = planned.some((p) => p.disposition.kind === 'needs_approval');
+    if (asks && journal) {
+      // What a person is asked about survives a power loss too (an fsync is nothing beside a person).
+      try {
+        await journal.sync();
+      } catch (error) {
+        return planned.map((p) =>
+          errorResult(p.call.id, p.call.name, 'Internal', `not executed: ${(error as Error).message}`),
+        );
+      }
+    }
     // Nothing to ask: no detour through the approver (and no extra turn of the event loop).
-    const approved = planned.some((p) => p.disposition.kind === 'needs_approval')
+    const approved = asks
       ? await approveBatch(planned, options.approver ?? this.#approver, {
           timeoutMs: tools.approval.timeout_seconds * 1000,
           remember: (p, scope) => this.#remember(p, scope),
@@ -292,7 +365,7 @@ export class Toolgate {
         const yes = approved.filter(
           (p, i) => planned[i]?.disposition.kind === 'needs_approval' && p.disposition.kind === 'execute',
         );
-        if (planned.some((p) => p.disposition.kind === 'needs_approval')) {
+        if (asks) {
           journal.markApproved(
             batchId,
             yes.map((p) => p.index),

@@ -5,18 +5,42 @@ import type { Journal } from './journal.js';
 
 const DENIALS = new Set(['Denied', 'SandboxViolation', 'LimitExceeded']);
 
-/** Hooks one batch's execution to the journal: `running` before a call starts, its result after. */
+/** How the journal files a call's result: refused at planning is `denied`, anything else `done`. */
+export function journalStatus(result: ToolResult, p: PlannedCall): 'done' | 'denied' {
+  const preResolved = p.disposition.kind === 'resolved';
+  return preResolved && result.error && DENIALS.has(result.error.type) ? 'denied' : 'done';
+}
+
+/**
+ * A batch the journal may record after it ran, in one commit (`recordFinishedBatch`): nothing in
+ * it waits for a person, and every call that runs is read-only, so a crash before that commit
+ * changed nothing and delivered nothing.
+ */
+export function recordableAfter(planned: readonly PlannedCall[]): boolean {
+  return planned.every(
+    (p) =>
+      p.disposition.kind === 'resolved' || (p.disposition.kind === 'execute' && p.tool?.tier === 'read_only'),
+  );
+}
+
+/**
+ * Hooks one batch's execution to the journal: `running` before a call starts, its result after.
+ * A call with side effects starts only once its `running` row, and with it every result before it,
+ * is on disk (one shared fsync); a read-only call never waits for one: after a crash, running it
+ * again is harmless (docs/DURABILITY.md).
+ */
 export function journalObserver(journal: Journal, batchId: string, next?: BatchObserver): BatchObserver {
   return {
-    async onCallStart(p: PlannedCall) {
+    onCallStart(p: PlannedCall) {
       journal.markRunning(batchId, p.index);
-      await next?.onCallStart?.(p);
+      const flushed = p.tool?.tier === 'read_only' ? undefined : journal.sync();
+      const after = next?.onCallStart;
+      if (!flushed) return after?.(p);
+      return after ? flushed.then(() => after(p)) : flushed;
     },
-    async onCallResult(result: ToolResult, p: PlannedCall) {
-      const preResolved = p.disposition.kind === 'resolved';
-      const status = preResolved && result.error && DENIALS.has(result.error.type) ? 'denied' : 'done';
-      journal.recordResult(batchId, p.index, result, status);
-      await next?.onCallResult?.(result, p);
+    onCallResult(result: ToolResult, p: PlannedCall) {
+      journal.recordResult(batchId, p.index, result, journalStatus(result, p));
+      return next?.onCallResult?.(result, p);
     },
   };
 }

@@ -66,7 +66,9 @@ export interface MessageRecord {
 /**
  * The durable store behind the pipeline. One small interface, one SQLite implementation now
  * (PostgreSQL later), and one conformance suite every implementation must pass
- * (`test/journal/journal-conformance.ts`). Every write is committed durably before the method returns.
+ * (`test/journal/journal-conformance.ts`). Every write is committed before the method returns: it
+ * survives the process being killed. `sync()` makes everything committed so far survive a power
+ * loss too; the pipeline awaits it where a side effect depends on it (docs/DURABILITY.md).
  */
 export interface Journal {
   readonly location: string;
@@ -83,15 +85,35 @@ export interface Journal {
    * the same `batchId` plans and runs it.
    */
   recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall): void;
+  /**
+   * A batch recorded whole, after it ran, in one commit: calls, decisions, results, messages. Only
+   * for batches of read-only calls (and calls refused at planning), which need no record before
+   * they run: a crash mid-batch changed nothing, and nobody received a result (docs/DURABILITY.md).
+   */
+  recordFinishedBatch(
+    session: string,
+    calls: readonly ToolCall[],
+    finished: readonly FinishedCall[],
+    options?: BeginBatchOptions,
+  ): string;
   /** Records today's decisions for a pending batch being planned again after a restart. */
   replan(batchId: string, plan: readonly PlanEntry[]): void;
   /** The answer to the batch's confirmations: these calls may run. */
   markApproved(batchId: string, indexes: readonly number[]): void;
-  /** Durable before the tool starts: a crash after this leaves the outcome `unknown`, never re-run. */
+  /**
+   * Committed before the tool starts: a crash after this leaves the outcome `unknown`, never re-run.
+   * For a call with side effects the pipeline also awaits `sync()` before starting it.
+   */
   markRunning(batchId: string, index: number): void;
   /** One result per call (and a `tool` message), committed before the next call starts. */
   recordResult(batchId: string, index: number, result: ToolResult, status?: 'done' | 'denied'): void;
   finishBatch(batchId: string): void;
+  /**
+   * Resolves once everything committed before the call is on disk (power-loss durable). Callers
+   * asking at the same time share one flush (group commit); a store whose every commit is already
+   * durable resolves at once. Rejects with a JournalError if the disk refuses.
+   */
+  sync(): Promise<void>;
 
   appendMessage(session: string, role: MessageRecord['role'], content: unknown): void;
   messages(session: string): MessageRecord[];
@@ -120,6 +142,15 @@ export interface Journal {
   close(): void;
 }
 
+/** One call of a batch recorded after it ran (`recordFinishedBatch`), in call order. */
+export interface FinishedCall {
+  result: ToolResult;
+  status: 'done' | 'denied';
+  /** When it started (absent: it never started, e.g. refused at planning). */
+  startedAt?: number;
+  finishedAt: number;
+}
+
 export interface PlanEntry {
   index: number;
   decision?: PolicyDecision;
@@ -132,6 +163,12 @@ export interface BeginBatchOptions {
   assistant?: Record<string, unknown>;
   batchId?: string;
   plan?: readonly PlanEntry[];
+  /**
+   * false: no conversation messages for this batch (an MCP client keeps its own conversation; the
+   * batch and its calls, with every result, are still journaled), except an assistant record
+   * when `assistant` holds something the calls do not. Default true.
+   */
+  messages?: boolean;
 }
 
 /** A journal problem: what failed, where, and what to do. Nothing runs after one at batch start. */

@@ -68,6 +68,11 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE batches ADD COLUMN owner TEXT;
   `,
+  // Only incomplete batches are looked up by status: a batch journaled complete touches no index page.
+  `
+  DROP INDEX batches_status;
+  CREATE INDEX batches_incomplete ON batches(created_at) WHERE status IN ('open', 'awaiting_approval');
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -15,6 +15,7 @@ import {
   type BeginBatchOptions,
   type CallRecord,
   type CallStatus,
+  type FinishedCall,
   type Journal,
   JournalError,
   type MessageRecord,
@@ -23,6 +24,7 @@ import {
 import { makeDirs } from './make-dirs.js';
 import { thisProcess } from './process-identity.js';
 import { migrate } from './schema.js';
+import { WalSync } from './wal-sync.js';
 
 interface CallRow {
   call_index: number;
@@ -45,6 +47,12 @@ interface BatchRow {
   created_at: number;
   finished_at: number | null;
   owner: string | null;
+}
+
+/** A policy decision as the journal keeps it (null: none was made). */
+function decisionJson(entry: PlanEntry | undefined): string | null {
+  const d = entry?.decision;
+  return d ? JSON.stringify({ action: d.action, rule: d.rule, file: d.file, reason: d.reason }) : null;
 }
 
 /** Turns SQLite's error codes into what a person can act on. */
@@ -113,20 +121,28 @@ function switchToWal(db: Database.Database, deadline: number): void {
 }
 
 /**
- * The SQLite journal: WAL, `synchronous = FULL` (a commit is on disk when it returns), a busy
- * timeout so several processes can share a file, and a versioned schema. Each public write is one
- * transaction.
+ * The SQLite journal: WAL with `synchronous = NORMAL` (a commit survives a process crash when it
+ * returns), `sync()` for power-loss durability where it matters (group commit, see wal-sync.ts and
+ * docs/DURABILITY.md), a busy timeout so several processes can share a file, and a versioned
+ * schema. Each public write is one transaction.
  */
 export class SqliteJournal implements Journal {
   readonly location: string;
   readonly #db: Database.Database;
   readonly #stmt: ReturnType<SqliteJournal['prepare']>;
   readonly #owner = thisProcess();
+  /** One transaction wrapper for every write (better-sqlite3 builds one per `transaction()` call). */
+  readonly #transaction: Database.Transaction<(fn: () => unknown) => unknown>;
+  readonly #wal: WalSync | undefined;
+  /** Open batches' sessions (undefined: no messages), so a result needs no lookup of its batch. */
+  readonly #sessionOf = new Map<string, string | undefined>();
 
   private constructor(location: string, db: Database.Database) {
     this.location = location;
     this.#db = db;
     this.#stmt = this.prepare();
+    this.#transaction = db.transaction((fn: () => unknown) => fn());
+    this.#wal = location === ':memory:' ? undefined : new WalSync(location);
   }
 
   static open(file: string, options: { busyTimeoutMs?: number } = {}): SqliteJournal {
@@ -145,7 +161,8 @@ export class SqliteJournal implements Journal {
       db = new Database(file);
       db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
       switchToWal(db, Date.now() + (options.busyTimeoutMs ?? 5000));
-      db.pragma('synchronous = FULL');
+      // Commits reach the WAL file (a process crash loses nothing); fsyncs are asked for by sync().
+      db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
       migrate(db);
       // Touch the file's header and schema now, so a damaged file fails here, before any batch.
@@ -170,7 +187,14 @@ export class SqliteJournal implements Journal {
         'INSERT INTO batches (id, session_id, status, assistant_text, created_at, owner) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       insertCall: db.prepare(
-        "INSERT INTO calls (batch_id, call_index, call_id, name, arguments, status) VALUES (?, ?, ?, ?, ?, 'planned')",
+        "INSERT INTO calls (batch_id, call_index, call_id, name, arguments, status, decision) VALUES (?, ?, ?, ?, ?, 'planned', ?)",
+      ),
+      insertFinishedBatch: db.prepare(
+        "INSERT INTO batches (id, session_id, status, assistant_text, created_at, finished_at, owner) VALUES (?, ?, 'complete', ?, ?, ?, ?)",
+      ),
+      insertFinishedCall: db.prepare(
+        `INSERT INTO calls (batch_id, call_index, call_id, name, arguments, status, decision, result, started_at, finished_at)
+         VALUES (@batch, @index, @callId, @name, @args, @status, @decision, @result, @started, @finished)`,
       ),
       setDecision: db.prepare('UPDATE calls SET decision = ? WHERE batch_id = ? AND call_index = ?'),
       setStatus: db.prepare('UPDATE calls SET status = ? WHERE batch_id = ? AND call_index = ?'),
@@ -223,9 +247,24 @@ export class SqliteJournal implements Journal {
   /** Runs one write transaction, turning SQLite errors into JournalErrors. */
   #write<T>(fn: () => T): T {
     try {
-      return this.#db.transaction(fn).immediate();
+      return this.#transaction.immediate(fn) as T;
     } catch (error) {
       throw explainSqliteError(error, this.location);
+    }
+  }
+
+  /**
+   * Everything committed so far is on disk (survives a power loss) when this resolves. Concurrent
+   * callers share one fsync; the event loop is not blocked meanwhile.
+   */
+  async sync(): Promise<void> {
+    if (!this.#wal) return;
+    try {
+      await this.#wal.sync();
+    } catch (error) {
+      throw new JournalError(
+        `the journal ${this.location} could not be flushed to disk (${(error as Error).message}); check the disk, then retry`,
+      );
     }
   }
 
@@ -242,41 +281,94 @@ export class SqliteJournal implements Journal {
 
   beginBatch(session: string, calls: readonly ToolCall[], options: BeginBatchOptions = {}): string {
     const id = options.batchId ?? randomUUID();
-    const now = Date.now();
-    this.#write(() => {
-      this.#stmt.ensureSession.run(session, now);
-      // Calls already journaled while streaming (recordStreamedCall) are kept; the rest are added.
-      const streamed = this.#stmt.batch.get(id) as BatchRow | undefined;
-      if (streamed) this.#stmt.setAssistantText.run(options.assistantText ?? null, id);
-      else this.#stmt.insertBatch.run(id, session, 'open', options.assistantText ?? null, now, this.#owner);
-      const known = new Set((this.#stmt.calls.all(id) as CallRow[]).map((c) => c.call_index));
-      calls.forEach((call, index) => {
-        if (!known.has(index))
-          this.#stmt.insertCall.run(id, index, call.id, call.name, JSON.stringify(call.arguments));
-      });
-      for (const entry of options.plan ?? []) this.#applyPlan(id, entry);
-      // FR-RES-01: the assistant message with its tool uses, in call order.
-      this.#message(
-        session,
-        'assistant',
-        {
-          ...options.assistant,
-          text: options.assistantText ?? null,
-          toolUses: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
-        },
-        id,
-        null,
-      );
-    });
+    this.#write(() => this.#insertBatch(id, session, calls, options, Date.now()));
+    this.#sessionOf.set(id, options.messages === false ? undefined : session);
     return id;
   }
 
-  #applyPlan(batchId: string, entry: PlanEntry): void {
-    const d = entry.decision;
-    if (d) {
-      const value = JSON.stringify({ action: d.action, rule: d.rule, file: d.file, reason: d.reason });
-      this.#stmt.setDecision.run(value, batchId, entry.index);
+  recordFinishedBatch(
+    session: string,
+    calls: readonly ToolCall[],
+    finished: readonly FinishedCall[],
+    options: BeginBatchOptions = {},
+  ): string {
+    const id = options.batchId ?? randomUUID();
+    this.#write(() => this.#insertBatch(id, session, calls, options, Date.now(), finished));
+    return id;
+  }
+
+  /**
+   * The batch, its calls (with their decisions) and the assistant message; with `finished`, each
+   * call's result and `tool` message too, and the batch complete: then each row is written once.
+   */
+  #insertBatch(
+    id: string,
+    session: string,
+    calls: readonly ToolCall[],
+    options: BeginBatchOptions,
+    now: number,
+    finished?: readonly FinishedCall[],
+  ): void {
+    this.#stmt.ensureSession.run(session, now);
+    // Calls already journaled while streaming (recordStreamedCall) are kept; the rest are added.
+    const streamed = options.batchId !== undefined && this.#stmt.batch.get(id) !== undefined;
+    const text = options.assistantText ?? null;
+    if (streamed) this.#stmt.setAssistantText.run(text, id);
+    else if (finished) this.#stmt.insertFinishedBatch.run(id, session, text, now, now, this.#owner);
+    else this.#stmt.insertBatch.run(id, session, 'open', text, now, this.#owner);
+    const known = streamed
+      ? new Set((this.#stmt.calls.all(id) as CallRow[]).map((c) => c.call_index))
+      : undefined;
+    const plan = new Map((options.plan ?? []).map((e) => [e.index, e]));
+    for (const [index, call] of calls.entries()) {
+      if (known?.has(index)) continue;
+      const decision = decisionJson(plan.get(index));
+      const f = finished?.[index];
+      if (f) {
+        this.#stmt.insertFinishedCall.run({
+          batch: id,
+          index,
+          callId: call.id,
+          name: call.name,
+          args: JSON.stringify(call.arguments),
+          status: f.status,
+          decision,
+          result: JSON.stringify(f.result),
+          started: f.startedAt ?? null,
+          finished: f.finishedAt,
+        });
+      } else {
+        this.#stmt.insertCall.run(id, index, call.id, call.name, JSON.stringify(call.arguments), decision);
+      }
     }
+    for (const entry of options.plan ?? []) {
+      // New calls got their decision as they were inserted; streamed ones get it now.
+      if (known?.has(entry.index)) this.#applyPlan(id, entry);
+      else if (entry.approval && !finished)
+        this.#applyPlan(id, { index: entry.index, approval: entry.approval });
+    }
+    // Without a conversation, the assistant record is kept only for what the calls do not hold
+    // (e.g. arguments a host injected, taken out before validation).
+    if (options.messages === false && !options.assistant) return;
+    // FR-RES-01: the assistant message with its tool uses, in call order.
+    this.#message(
+      session,
+      'assistant',
+      {
+        ...options.assistant,
+        text,
+        toolUses: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+      },
+      id,
+      null,
+    );
+    if (options.messages === false) return;
+    for (const f of finished ?? []) this.#message(session, 'tool', f.result, id, f.result.id);
+  }
+
+  #applyPlan(batchId: string, entry: PlanEntry): void {
+    const value = decisionJson(entry);
+    if (value !== null) this.#stmt.setDecision.run(value, batchId, entry.index);
     if (entry.approval) {
       this.#stmt.setAwaiting.run(JSON.stringify(entry.approval), batchId, entry.index);
       this.#stmt.setBatchStatus.run('awaiting_approval', batchId);
@@ -289,7 +381,7 @@ export class SqliteJournal implements Journal {
       this.#stmt.ensureSession.run(session, now);
       if (!this.#stmt.batch.get(batchId))
         this.#stmt.insertBatch.run(batchId, session, 'open', null, now, this.#owner);
-      this.#stmt.insertCall.run(batchId, index, call.id, call.name, JSON.stringify(call.arguments));
+      this.#stmt.insertCall.run(batchId, index, call.id, call.name, JSON.stringify(call.arguments), null);
     });
   }
 
@@ -314,13 +406,16 @@ export class SqliteJournal implements Journal {
   recordResult(batchId: string, index: number, result: ToolResult, status: 'done' | 'denied' = 'done'): void {
     this.#write(() => {
       this.#stmt.setResult.run(status, JSON.stringify(result), Date.now(), batchId, index);
-      const row = this.#stmt.batch.get(batchId) as BatchRow | undefined;
-      if (row) this.#message(row.session_id, 'tool', result, batchId, result.id);
+      const session = this.#sessionOf.has(batchId)
+        ? this.#sessionOf.get(batchId)
+        : (this.#stmt.batch.get(batchId) as BatchRow | undefined)?.session_id;
+      if (session !== undefined) this.#message(session, 'tool', result, batchId, result.id);
     });
   }
 
   finishBatch(batchId: string): void {
     this.#write(() => this.#stmt.finishBatch.run('complete', Date.now(), batchId));
+    this.#sessionOf.delete(batchId);
   }
 
   appendMessage(session: string, role: MessageRecord['role'], content: unknown): void {
@@ -481,6 +576,7 @@ export class SqliteJournal implements Journal {
       }
       this.#stmt.finishBatch.run(status, now, batchId);
     });
+    this.#sessionOf.delete(batchId);
     return results;
   }
 
@@ -541,6 +637,13 @@ export class SqliteJournal implements Journal {
   }
 
   close(): void {
-    this.#db.close();
+    try {
+      this.#wal?.syncNow(); // what was committed since the last sync() reaches the disk too
+    } catch {
+      // No WAL (nothing was ever written) or it is gone: SQLite's close checkpoints what there is.
+    } finally {
+      this.#wal?.close();
+      this.#db.close();
+    }
   }
 }

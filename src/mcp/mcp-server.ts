@@ -51,7 +51,8 @@ export function createMcpServer(options: McpServerOptions): {
   );
   const configuredRoots = [...(options.roots ?? options.config?.tools.sandbox.allowed_roots ?? ['.'])];
   const approver = mcpApprover(server);
-  let gate = createToolgate({ ...options, approver });
+  // The client keeps the conversation: the journal keeps calls and results, not messages.
+  let gate = createToolgate({ conversation: false, ...options, approver });
   let calls = 0;
 
   /** Narrows the roots to what the client offers (never wider); re-reads on roots/list_changed. */
@@ -66,6 +67,7 @@ export function createMcpServer(options: McpServerOptions): {
       );
       // No overlap: keep a sandbox with nothing usable rather than fall back to the configured roots.
       gate = createToolgate({
+        conversation: false,
         ...options,
         approver,
         session: gate.session,

@@ -196,9 +196,11 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
         gitDangers: deps.gitDangers ?? (() => ['the git configuration cannot be checked here']),
       });
     }
-    let recentCalls: number;
+    let recentCalls = 0;
     try {
-      recentCalls = deps.rates.count(tool.name, now) + (inBatch.get(tool.name) ?? 0);
+      // Counted only where a limit applies: counting reads the journal.
+      if (deps.policy.rateLimitOf(tool) !== undefined)
+        recentCalls = deps.rates.count(tool.name, now) + (inBatch.get(tool.name) ?? 0);
     } catch (error) {
       // Fail closed: a limit that cannot be checked is not a limit that passed.
       return resolve('Denied', `the rate limit could not be checked (${(error as Error).message}); not run`, {

@@ -96,6 +96,11 @@ export class PolicyEngine {
     this.#mode = mode;
   }
 
+  /** The per-hour limit that applies to a tool, if any (only then are its recent calls counted). */
+  rateLimitOf(tool: AnyToolDefinition): number | undefined {
+    return minDefined(tool.rateLimitPerHour, this.#config.governance.tools[tool.name]?.rate_limit_per_hour);
+  }
+
   decide(input: PolicyInput): PolicyDecision {
     try {
       return this.#decide(input);
@@ -175,7 +180,7 @@ export class PolicyEngine {
     if (modeSays === 'forbid')
       return deny(`"${tool.name}" is forbidden in ${mode} mode`, modeRule, 'Denied', modeFile);
 
-    const limit = minDefined(tool.rateLimitPerHour, gov?.rate_limit_per_hour);
+    const limit = this.rateLimitOf(tool);
     if (limit !== undefined && input.recentCalls >= limit) {
       return deny(
         `rate limit reached: "${tool.name}" may run ${limit} times per hour; try again later`,

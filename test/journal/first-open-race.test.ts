@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/journal/schema.js';
 import { REPO } from '../cli/run-cli.js';
 import { runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -46,7 +47,7 @@ describe('journal first open from many processes at once (issue #12)', () => {
       expect(outputs, `round ${round}`).toEqual(Array.from({ length: PROCESSES }, () => 'ok'));
       const db = new Database(file, { readonly: true });
       expect(db.prepare('SELECT count(*) AS n FROM batches').get()).toEqual({ n: PROCESSES });
-      expect(db.pragma('user_version', { simple: true })).toBe(3);
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       db.close();
     }
   }, 120_000);

@@ -15,20 +15,24 @@ function setup() {
 }
 
 describe('pipeline with the journal (FR-RES-01, 04a-c)', () => {
-  it('a call is journaled before it runs, is `running` while it runs, and earlier results are committed', async () => {
+  it('a call with side effects is journaled before it runs, is `running` while it runs, and earlier results are committed', async () => {
     const { root, file } = setup();
     const journal = SqliteJournal.open(file);
     const seen: string[][] = [];
-    const probe = testTool('probe', async () => {
-      // Another connection sees what is durable right now.
-      const other = SqliteJournal.open(file);
-      const [batch] = other.incompleteBatches();
-      seen.push(batch?.calls.map((c) => `${c.id}:${c.status}${c.result ? '+result' : ''}`) ?? []);
-      other.close();
-      return 'ok';
-    });
+    const probe = testTool(
+      'probe',
+      async () => {
+        // Another connection sees what is committed right now.
+        const other = SqliteJournal.open(file);
+        const [batch] = other.incompleteBatches();
+        seen.push(batch?.calls.map((c) => `${c.id}:${c.status}${c.result ? '+result' : ''}`) ?? []);
+        other.close();
+        return 'ok';
+      },
+      { tier: 'side_effecting' },
+    );
     const gate = createToolgate({
-      config: validateConfig({}),
+      config: validateConfig({ tools: { approval: { mode: 'auto' } } }),
       roots: [root],
       journal,
       session: 's',
@@ -47,6 +51,78 @@ describe('pipeline with the journal (FR-RES-01, 04a-c)', () => {
     ]);
     const [summary] = journal.recentBatches(1);
     expect(summary).toMatchObject({ status: 'complete', calls: 3, failed: 1 });
+    journal.close();
+  });
+
+  it('a read-only batch is journaled whole in one commit after it ran, before any result is returned', async () => {
+    const { root, file } = setup();
+    const journal = SqliteJournal.open(file);
+    const seen: number[] = [];
+    const probe = testTool('probe', async () => {
+      const other = SqliteJournal.open(file);
+      seen.push(other.recentBatches(10).length); // nothing of this batch is in the journal yet
+      other.close();
+      return 'ok';
+    });
+    const gate = createToolgate({
+      config: validateConfig({}),
+      roots: [root],
+      journal,
+      session: 's',
+      builtins: false,
+      tools: [probe],
+    });
+    const results = await gate.execute([
+      { id: 'a', name: 'probe', arguments: {} },
+      { id: 'b', name: 'nope', arguments: {} },
+      { id: 'c', name: 'probe', arguments: {} },
+    ]);
+    expect(seen).toEqual([0, 0]);
+    // Read through another connection: committed by the time execute() returned.
+    const other = SqliteJournal.open(file);
+    const [summary] = other.recentBatches(1);
+    expect(summary).toMatchObject({ status: 'complete', calls: 3, failed: 1 });
+    const batch = other.batch(summary?.id as string);
+    expect(batch?.calls.map((c) => [c.id, c.status, c.result?.ok])).toEqual([
+      ['a', 'done', true],
+      ['b', 'done', false], // an unknown tool is an error result, not a denial
+      ['c', 'done', true],
+    ]);
+    expect(batch?.calls[0]?.startedAt).toBeTypeOf('number');
+    expect(batch?.calls[1]?.startedAt).toBeUndefined(); // refused at planning: never started
+    expect(batch?.calls[0]?.decision).toMatchObject({ action: 'allow' });
+    // The conversation: the assistant message, then one tool message per call, in call order.
+    expect(other.messages('s').map((m) => [m.role, m.callId ?? null])).toEqual([
+      ['assistant', null],
+      ['tool', 'a'],
+      ['tool', 'b'],
+      ['tool', 'c'],
+    ]);
+    expect(results.map((r) => r.ok)).toEqual([true, false, true]);
+    other.close();
+    journal.close();
+  });
+
+  it('conversation: false keeps batches, calls and results but no messages (the MCP server)', async () => {
+    const { root, file } = setup();
+    const journal = SqliteJournal.open(file);
+    const gate = createToolgate({
+      config: validateConfig({ tools: { approval: { mode: 'auto' } } }),
+      roots: [root],
+      journal,
+      session: 'm',
+      conversation: false,
+      builtins: false,
+      tools: [testTool('r'), testTool('w', undefined, { tier: 'side_effecting' })],
+    });
+    await gate.execute([{ id: 'r1', name: 'r', arguments: { value: 'x' } }]);
+    await gate.execute([{ id: 'w1', name: 'w', arguments: { value: 'y' } }]);
+    expect(journal.messages('m')).toEqual([]);
+    const batches = journal.recentBatches(5).map((b) => journal.batch(b.id));
+    expect(batches.flatMap((b) => b?.calls.map((c) => [c.id, c.status, c.result?.content]) ?? [])).toEqual([
+      ['w1', 'done', 'echo:y'],
+      ['r1', 'done', 'echo:x'],
+    ]);
     journal.close();
   });
 
@@ -183,17 +259,44 @@ describe('pipeline with the journal (FR-RES-01, 04a-c)', () => {
     }
   });
 
-  it('a journal that cannot record stops the batch before anything runs', async () => {
+  it("a journal that cannot record withholds a read-only batch's results (nothing unjournaled is handed out)", async () => {
+    const { root, file } = setup();
+    const journal = SqliteJournal.open(file);
+    journal.close(); // every write now fails
+    const gate = createToolgate({
+      config: validateConfig({}),
+      roots: [root],
+      journal,
+      builtins: false,
+      tools: [testTool('t', async () => 'secret')],
+    });
+    const results = await gate.execute([
+      { id: '1', name: 't', arguments: {} },
+      { id: '2', name: 't', arguments: {} },
+    ]);
+    expect(results.map((r) => [r.id, r.ok, r.error?.type])).toEqual([
+      ['1', false, 'Internal'],
+      ['2', false, 'Internal'],
+    ]);
+    expect(results[0]?.content).toMatch(/result withheld: .*journal.*read-only; nothing changed/);
+    expect(JSON.stringify(results)).not.toContain('secret');
+  });
+
+  it('a journal that cannot record stops a batch with side effects before anything runs', async () => {
     const { root, file } = setup();
     const journal = SqliteJournal.open(file);
     journal.close(); // every write now fails
     let ran = false;
-    const tool = testTool('t', async () => {
-      ran = true;
-      return 'x';
-    });
+    const tool = testTool(
+      't',
+      async () => {
+        ran = true;
+        return 'x';
+      },
+      { tier: 'side_effecting' },
+    );
     const gate = createToolgate({
-      config: validateConfig({}),
+      config: validateConfig({ tools: { approval: { mode: 'auto' } } }),
       roots: [root],
       journal,
       builtins: false,
