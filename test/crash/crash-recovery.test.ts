@@ -35,7 +35,7 @@ function checkBig(text: string): void {
   expect(text.length).toBe(`version ${m?.[1]}\n`.length + 256 * 1024 + `\nend ${m?.[1]}\n`.length);
 }
 
-describe('crash recovery: SIGKILL at random moments (IT-JRN-01, IT-JRN-02)', () => {
+describe('crash recovery: SIGKILL at random moments, read-only, side-effecting and mixed batches (IT-JRN-01, IT-JRN-02)', () => {
   it(`${KILLS} kills: every committed result survives, no call runs twice, no file is partial`, async () => {
     const root = makeTempDir('toolgate-crash-');
     const journalFile = path.join(makeTempDir('toolgate-crash-journal-'), 'journal.db');
@@ -58,6 +58,12 @@ describe('crash recovery: SIGKILL at random moments (IT-JRN-01, IT-JRN-02)', () 
         const counted = new Set(lines);
         const incomplete = journal.incompleteBatches();
         interruptedBatches += incomplete.length;
+        // A read-only batch is journaled whole after it ran: it is complete or absent, never half.
+        for (const batch of incomplete)
+          expect(
+            batch.calls.some((c) => c.name !== 'read_file'),
+            'a read-only batch left incomplete',
+          ).toBe(true);
         for (const batch of journal.recentBatches(1_000_000)) {
           const record = journal.batch(batch.id);
           for (const call of record?.calls ?? []) {
@@ -104,6 +110,20 @@ describe('crash recovery: SIGKILL at random moments (IT-JRN-01, IT-JRN-02)', () 
     const started = readFileSync(path.join(root, '.started'), 'utf8').split('\n').filter(Boolean).length;
     expect(started).toBe(KILLS); // every run got going before its kill
     expect(interruptedBatches).toBeGreaterThan(0); // and kills did land mid-batch
+    // All three kinds of batch were journaled: read-only, side effects, mixed.
+    const journal = SqliteJournal.open(journalFile);
+    const kinds = new Set(
+      journal.recentBatches(1_000_000).map((b) => {
+        const names = new Set(journal.batch(b.id)?.calls.map((c) => c.name));
+        return names.size === 1 && names.has('read_file')
+          ? 'read-only'
+          : names.has('read_file')
+            ? 'mixed'
+            : 'effects';
+      }),
+    );
+    journal.close();
+    expect([...kinds].sort()).toEqual(['effects', 'mixed', 'read-only']);
     expect(existsSync(journalFile)).toBe(true);
     console.info(
       `crash test: ${KILLS} kills, ${started} runs started, ${interruptedBatches} batches interrupted, ${resumedRunning} calls with unknown outcome`,

@@ -1,6 +1,7 @@
-// The process the crash tests kill with SIGKILL at random moments. It runs batches forever:
-// read + overwrite a big file (write_file), patch two files (apply_patch), and a side effect that
-// appends the call id to a counter file (so a second execution of any call would show).
+// The process the crash tests kill with SIGKILL at random moments. It runs batches forever: a
+// read-only batch (three reads), a batch of side effects (overwrite a big file with write_file,
+// patch two files with apply_patch, and a side effect that appends the call id to a counter file,
+// so a second execution of any call would show), and a mixed one (reads around a side effect).
 import { appendFileSync, closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import { approveAll, createToolgate, defineTool, validateConfig } from '../../dist/index.js';
@@ -69,6 +70,12 @@ for (let n = 0; ; n++) {
     { id: `${tag}-c2`, name: 'append_counter', arguments: { tag: `${tag}-c2` } },
     { id: `${tag}-p`, name: 'apply_patch', arguments: { patch } },
     { id: `${tag}-c3`, name: 'append_counter', arguments: { tag: `${tag}-c3` } },
+  ]);
+  // Mixed: read-only calls around a side effect (the batch is journaled before it runs).
+  await gate.execute([
+    { id: `${tag}-m1`, name: 'read_file', arguments: { path: 'p1.txt' } },
+    { id: `${tag}-c4`, name: 'append_counter', arguments: { tag: `${tag}-c4` } },
+    { id: `${tag}-m2`, name: 'read_file', arguments: { path: 'p2.txt' } },
   ]);
   void read1;
 }

@@ -1,0 +1,137 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { makeTempDir } from '../helpers/workspace.js';
+
+const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fsync-order-worker.mjs');
+
+interface Event {
+  /** Position in the trace where the syscall completed (its `= result`). */
+  at: number;
+  call: string;
+  file: string;
+  data: string;
+}
+
+/**
+ * The syscalls of every thread in completion order. strace splits a call that another thread
+ * interrupts into `<unfinished ...>` and `<... resumed>` lines: the call counts where it completed.
+ */
+function parseTrace(text: string): Event[] {
+  const pending = new Map<string, { call: string; file: string; data: string }>();
+  const events: Event[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^(\d+)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const [, pid, rest] = m as unknown as [string, string, string];
+    const resumed = /^<\.\.\. (\w+) resumed>(.*)$/.exec(rest);
+    if (resumed) {
+      const p = pending.get(pid);
+      pending.delete(pid);
+      if (p) events.push({ at: events.length, ...p, data: p.data + (resumed[2] ?? '') });
+      continue;
+    }
+    const call = /^(\w+)\((\d+)<([^>]*)>(.*)$/.exec(rest);
+    if (!call) continue;
+    const entry = { call: call[1] as string, file: call[3] as string, data: call[4] as string };
+    if (rest.endsWith('<unfinished ...>')) pending.set(pid, entry);
+    else events.push({ at: events.length, ...entry });
+  }
+  return events;
+}
+
+function traceWorker(): { events: Event[]; journal: string; effect: string; phase: string } | string {
+  const root = makeTempDir('toolgate-fsync-');
+  const dir = makeTempDir('toolgate-fsync-journal-');
+  const journal = path.join(dir, 'journal.db');
+  const effect = path.join(dir, 'effect.txt');
+  const phase = path.join(dir, 'phase.txt');
+  writeFileSync(effect, '');
+  const log = path.join(dir, 'trace.txt');
+  const run = spawnSync(
+    'strace',
+    [
+      '-f',
+      '-y',
+      '-qq',
+      '-s',
+      '64',
+      '-e',
+      'trace=write,pwrite64,fsync,fdatasync',
+      '-o',
+      log,
+      process.execPath,
+      WORKER,
+      root,
+      journal,
+      effect,
+      phase,
+    ],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
+  if (run.error) return `strace could not be started (${run.error.message})`;
+  if (/ptrace|Operation not permitted/i.test(run.stderr ?? '') && run.status !== 0)
+    return `strace cannot trace here (${run.stderr.trim().split('\n')[0]})`;
+  expect(run.status, run.stderr).toBe(0);
+  return { events: parseTrace(readFileSync(log, 'utf8')), journal, effect, phase };
+}
+
+describe('journal durability at the syscall level, traced by strace (docs/DURABILITY.md)', () => {
+  it('no fsync for read-only calls; one fsync of the WAL before each side effect, after its `running` row; concurrent sessions share fsyncs', () => {
+    const traced = traceWorker();
+    if (typeof traced === 'string') {
+      // A machine without strace (or without ptrace) cannot run this proof: say so; CI must run it.
+      expect(process.env.CI, `CI must run the syscall-level durability test: ${traced}`).not.toBe('true');
+      console.info(`fsync-order test not run: ${traced}`);
+      return;
+    }
+    const { events, journal, effect, phase } = traced;
+    const wal = `${journal}-wal`;
+    const phaseAt = (name: string) => {
+      const e = events.find((x) => x.file === phase && x.call === 'write' && x.data.includes(`"${name}\\n"`));
+      expect(e, `phase ${name} in the trace`).toBeDefined();
+      return e?.at ?? -1;
+    };
+    const [readOnly, sideEffects, concurrent, end] = ['read-only', 'side-effects', 'concurrent', 'end'].map(
+      phaseAt,
+    ) as [number, number, number, number];
+    const between = (from: number, to: number) => events.filter((e) => e.at > from && e.at < to);
+    const isSync = (e: Event) => e.call === 'fsync' || e.call === 'fdatasync';
+    const journalFiles = [journal, wal];
+
+    // 40 read-only calls: committed to the WAL (written), never fsynced.
+    const ro = between(readOnly, sideEffects);
+    expect(ro.filter((e) => e.call === 'pwrite64' && e.file === wal).length).toBeGreaterThan(40);
+    expect(ro.filter((e) => isSync(e) && journalFiles.includes(e.file))).toEqual([]);
+
+    // Each side effect: after the previous one, its `running` row is written to the WAL, then the
+    // WAL is fsynced, and only then does the tool write. Exactly one fsync per side effect.
+    const se = between(sideEffects, concurrent);
+    const effects = se.filter((e) => e.file === effect && e.call === 'write');
+    expect(effects).toHaveLength(20);
+    let previous = sideEffects;
+    for (const e of effects) {
+      const before = between(previous, e.at);
+      const syncs = before.filter((x) => isSync(x) && x.file === wal);
+      expect(syncs, `one fsync of the WAL before ${e.data.slice(0, 12)}`).toHaveLength(1);
+      const sync = syncs[0] as Event;
+      expect(
+        before.some((x) => x.call === 'pwrite64' && x.file === wal && x.at < sync.at),
+        'the running row is written before the fsync',
+      ).toBe(true);
+      expect(before.filter((x) => isSync(x) && x.file === journal)).toEqual([]);
+      previous = e.at;
+    }
+
+    // Eight sessions at once: their `running` rows share fsyncs (group commit).
+    const cc = between(concurrent, end);
+    expect(cc.filter((e) => e.file === effect && e.call === 'write')).toHaveLength(8);
+    const shared = cc.filter((e) => isSync(e) && e.file === wal).length;
+    expect(shared).toBeGreaterThanOrEqual(1);
+    expect(shared).toBeLessThanOrEqual(3);
+    const effectLines = readFileSync(effect, 'utf8').trim().split('\n');
+    expect(effectLines).toHaveLength(28);
+  }, 150_000);
+});
