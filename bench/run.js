@@ -19,6 +19,7 @@ import { glob as tinyglob } from 'tinyglobby';
 import { z } from 'zod';
 import { approveAll, createToolgate, defineTool, Sandbox, validateConfig } from '../dist/index.js';
 import { SqliteJournal } from '../dist/journal/sqlite-journal.js';
+import { journalSpeed } from './journal-speed.js';
 import { mcpVsFilesystem } from './mcp-vs-filesystem.js';
 import { shellAnalysis } from './shell-analysis.js';
 import { streamDecode } from './stream-decode.js';
@@ -199,79 +200,6 @@ async function readTail() {
   ]);
 }
 
-async function journalDurability() {
-  // Same directory (so the same disk) for the raw fsync loop and the journal.
-  const dir = realpathSync(mkdtempSync(path.join(process.cwd(), '.bench-journal-')));
-  const n = 300;
-  const fd = openSync(path.join(dir, 'raw.bin'), 'w');
-  const line = Buffer.alloc(200, 120);
-  let t = performance.now();
-  for (let i = 0; i < n; i++) {
-    writeSync(fd, line);
-    fsyncSync(fd);
-  }
-  const rawPerSec = n / ((performance.now() - t) / 1000);
-  closeSync(fd);
-  const journal = SqliteJournal.open(path.join(dir, 'journal.db'));
-  const batch = journal.beginBatch(
-    'bench',
-    Array.from({ length: n }, (_, i) => ({ id: `c${i}`, name: 'noop', arguments: { n: i } })),
-  );
-  const result = (i) => ({ id: `c${i}`, name: 'noop', ok: true, content: 'ok', error: null, latencyMs: 0 });
-  t = performance.now();
-  for (let i = 0; i < n; i++) journal.recordResult(batch, i, result(i));
-  const commitsPerSec = n / ((performance.now() - t) / 1000);
-  journal.close();
-  rows.push([
-    'journal: durable result commits (synchronous=FULL, WAL)',
-    `${commitsPerSec.toFixed(0)} /s`,
-    `raw write+fsync ${rawPerSec.toFixed(0)} /s`,
-    `${(commitsPerSec / rawPerSec).toFixed(2)}×`,
-    '—',
-  ]);
-
-  const noop = defineTool({
-    name: 'noop',
-    description: 'd',
-    args: z.strictObject({ n: z.number().int() }),
-    tier: 'read_only',
-    summary: () => 'noop',
-    execute: async () => 'ok',
-  });
-  const withJournal = SqliteJournal.open(path.join(dir, 'pipeline.db'));
-  const gateJ = createToolgate({
-    config: validateConfig({}),
-    builtins: false,
-    tools: [noop],
-    journal: withJournal,
-    roots: [dir],
-  });
-  const gate = createToolgate({ config: validateConfig({}), builtins: false, tools: [noop], roots: [dir] });
-  const batchCalls = Array.from({ length: 8 }, (_, i) => ({
-    id: String(i),
-    name: 'noop',
-    arguments: { n: i },
-  }));
-  const per = async (g, rounds) => {
-    const start = performance.now();
-    for (let i = 0; i < rounds; i++) await g.execute(batchCalls);
-    return ((performance.now() - start) * 1000) / (rounds * batchCalls.length);
-  };
-  await per(gateJ, 5);
-  await per(gate, 2000); // warm-up, as in the first benchmark
-  const journaled = await per(gateJ, 30);
-  const plain = await per(gate, 1000);
-  withJournal.close();
-  rows.push([
-    'pipeline: no-op call with the journal (2 commits per call + 2 per batch)',
-    `${journaled.toFixed(0)} µs`,
-    `without journal ${plain.toFixed(1)} µs`,
-    `overhead ${(journaled - plain).toFixed(0)} µs`,
-    '—',
-  ]);
-  (await import('node:fs')).rmSync(dir, { recursive: true, force: true });
-}
-
 function bigOutput() {
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-')));
   const bytes = 1024 * 1024 * 1024;
@@ -300,7 +228,7 @@ function bigOutput() {
 }
 
 await pipelineOverhead();
-await journalDurability();
+rows.push(...(await journalSpeed()));
 bigOutput();
 rows.push(...(await mcpVsFilesystem()));
 rows.push(...streamDecode());

@@ -255,12 +255,16 @@ export class SqliteJournal implements Journal {
 
   /**
    * Everything committed so far is on disk (survives a power loss) when this resolves. Concurrent
-   * callers share one fsync; the event loop is not blocked meanwhile.
+   * callers (several open batches: MCP sessions over HTTP) share one fsync, and the event loop is
+   * not blocked meanwhile.
    */
   async sync(): Promise<void> {
     if (!this.#wal) return;
     try {
-      await this.#wal.sync();
+      // Alone (one open batch in this process, no flush under way): nobody to share an fsync with,
+      // so it runs here rather than pay the thread pool's round trip.
+      if (this.#sessionOf.size <= 1 && !this.#wal.busy) this.#wal.syncNow();
+      else await this.#wal.sync();
     } catch (error) {
       throw new JournalError(
         `the journal ${this.location} could not be flushed to disk (${(error as Error).message}); check the disk, then retry`,

@@ -1,14 +1,14 @@
-import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync } from 'node:fs';
 import path from 'node:path';
 
 /**
  * Group commit for a WAL-mode SQLite file whose commits are written without an fsync
  * (`synchronous = NORMAL`: a commit survives a process crash as soon as it returns, since it is in
  * the WAL file, but not yet a power loss). `sync()` resolves once everything committed before it
- * was called is on disk: one fsync of the WAL, in the thread pool (the event loop keeps serving
+ * was called is on disk: one fdatasync of the WAL, in the thread pool (the event loop keeps serving
  * other sessions), shared by every caller that asked while it was pending.
  *
- * fsync(2) flushes the file (the inode), whichever descriptor wrote it, so a descriptor of our own
+ * fdatasync(2) flushes the file's data and size (the inode), whichever descriptor wrote it, so a descriptor of our own
  * on the `-wal` file covers SQLite's writes and other processes' too. The WAL is never deleted
  * while a connection (ours) is open; when SQLite restarts it after a checkpoint, it rewrites the
  * same file, having synced it and the database first.
@@ -41,10 +41,14 @@ export class WalSync {
     return this.#queued;
   }
 
-  /** Synchronously, at close: whatever was committed since the last sync reaches the disk. */
+  /** An fsync is under way (a caller now would wait for the next one). */
+  get busy(): boolean {
+    return this.#running !== undefined;
+  }
+
+  /** Synchronously (at close, or with nobody to share with): what was committed reaches the disk. */
   syncNow(): void {
-    const fd = this.#descriptor();
-    fsyncSync(fd);
+    fdatasyncSync(this.#descriptor());
   }
 
   close(): void {
@@ -61,7 +65,7 @@ export class WalSync {
         reject(error);
         return;
       }
-      fsync(fd, (error) => (error ? reject(error) : resolve()));
+      fdatasync(fd, (error) => (error ? reject(error) : resolve()));
     });
   }
 
