@@ -1,16 +1,7 @@
 // `npm run bench`: side-by-side timings against a reference in the same run; prints a Markdown
 // table for BENCHMARKS.md. Never a pass/fail: budgets are compared by a person.
 import { spawnSync } from 'node:child_process';
-import {
-  closeSync,
-  fsyncSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  realpathSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -18,7 +9,6 @@ import { rgPath } from '@vscode/ripgrep';
 import { glob as tinyglob } from 'tinyglobby';
 import { z } from 'zod';
 import { approveAll, createToolgate, defineTool, Sandbox, validateConfig } from '../dist/index.js';
-import { SqliteJournal } from '../dist/journal/sqlite-journal.js';
 import { journalSpeed } from './journal-speed.js';
 import { mcpVsFilesystem } from './mcp-vs-filesystem.js';
 import { shellAnalysis } from './shell-analysis.js';
