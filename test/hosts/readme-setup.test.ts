@@ -1,0 +1,66 @@
+import path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../src/config/load-config.js';
+import { REPO } from '../cli/run-cli.js';
+import { PLACEHOLDERS, rawReadmeBlock, readmeBlock } from './hosts.js';
+
+/**
+ * The README's host set-up blocks, checked everywhere (also where the hosts are not installed):
+ * each is where the real-host suite looks for it, parses, and starts `toolgate mcp` from this clone
+ * on the project. real-hosts.test.ts runs them in the real hosts.
+ */
+const PROJECT = '/tmp/some project';
+const SERVER_ARGS = [path.join(REPO, 'bin/toolgate.js'), 'mcp', '--root', PROJECT];
+
+describe("README's host set-up blocks", () => {
+  it('the allowlist is a valid toolgate.toml that allows the write tools', () => {
+    const config = parseConfigText(readmeBlock('toolgate-allowlist'), 'README.md');
+    expect(config.tools.approval.allowlist).toEqual(['write_file', 'edit_file', 'apply_patch']);
+  });
+
+  it.each(['claude-code-mcp-json', 'gemini-cli'])('%s starts toolgate mcp on the project', (name) => {
+    const raw = rawReadmeBlock(name);
+    expect(raw).toContain(PLACEHOLDERS.toolgate);
+    expect(raw).toContain(PLACEHOLDERS.project);
+    const server = JSON.parse(readmeBlock(name, PROJECT)).mcpServers.toolgate;
+    expect(server.command).toBe('node');
+    expect(server.args).toEqual(SERVER_ARGS);
+  });
+
+  it('gemini-cli: trusted server, API-key auth for headless runs', () => {
+    const settings = JSON.parse(readmeBlock('gemini-cli', PROJECT));
+    expect(settings.mcpServers.toolgate.trust).toBe(true);
+    expect(settings.security.auth.selectedType).toBe('gemini-api-key');
+  });
+
+  it('Claude Code: the Elicitation hook answers toolgate with an approval', () => {
+    const hooks = JSON.parse(readmeBlock('claude-code-elicitation-hook')).hooks.Elicitation;
+    expect(hooks).toHaveLength(1);
+    expect(hooks[0].matcher).toBe('toolgate');
+    const command: string = hooks[0].hooks[0].command;
+    const printed = JSON.parse(/^echo '(.*)'$/.exec(command)?.[1] ?? 'null');
+    expect(printed.hookSpecificOutput).toEqual({
+      hookEventName: 'Elicitation',
+      action: 'accept',
+      content: { approve: true },
+    });
+  });
+
+  it('Codex: required = true, or optional with the shared grace off (a top-level key)', () => {
+    const required = parseToml(readmeBlock('codex', PROJECT)) as {
+      mcp_servers: { toolgate: Record<string, unknown> };
+    };
+    expect(required.mcp_servers.toolgate).toEqual({ command: 'node', args: SERVER_ARGS, required: true });
+    const optional = parseToml(readmeBlock('codex-optional', PROJECT)) as {
+      mcp_optional_startup_grace_ms: number;
+      mcp_servers: { toolgate: Record<string, unknown> };
+    };
+    expect(optional.mcp_optional_startup_grace_ms).toBe(0);
+    expect(optional.mcp_servers.toolgate).toEqual({ command: 'node', args: SERVER_ARGS });
+  });
+
+  it('a missing marker is an error, not an empty block', () => {
+    expect(() => readmeBlock('no-such-host')).toThrow('README.md has no <!-- host-setup: no-such-host -->');
+  });
+});
