@@ -8,6 +8,8 @@ export interface ToolSpec<S extends z.ZodType> {
   name: string;
   description: string;
   args: S;
+  /** The JSON object the tool's content holds, for tools that answer in JSON (MCP outputSchema). */
+  output?: z.ZodType;
   tier: Tier;
   category?: string;
   requiresApproval?: boolean;
@@ -51,6 +53,7 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
     allowedModes: spec.allowedModes,
     rateLimitPerHour: spec.rateLimitPerHour,
     inputSchema,
+    ...(spec.output ? { outputSchema: z.toJSONSchema(spec.output, { io: 'output' }) as JsonSchema } : {}),
     schemaFromParser: true,
     parse(raw: unknown): z.output<S> {
       const parsed = spec.args.safeParse(raw);

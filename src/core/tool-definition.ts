@@ -52,6 +52,11 @@ export interface ToolDefinition<A = unknown> {
   readonly rateLimitPerHour: number | undefined;
   /** JSON Schema draft 2020-12 of the arguments, derived once. */
   readonly inputSchema: JsonSchema;
+  /**
+   * For tools whose content is one JSON object: its JSON Schema (MCP `outputSchema`; the content is
+   * then also returned as `structuredContent`). The tool keeps that content whole and valid.
+   */
+  readonly outputSchema?: JsonSchema;
   /** The single parse boundary: schema-valid JSON → typed args (throws ToolError BadArgs). */
   parse(raw: unknown): A;
   /**

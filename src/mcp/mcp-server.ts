@@ -19,8 +19,12 @@ export interface McpServerOptions extends ToolgateOptions {
   version?: string;
 }
 
-/** An MCP result from a ToolResult: text content, isError, and structured content for JSON objects. */
-export function toMcpResult(result: ToolResult): CallToolResult {
+/**
+ * An MCP result from a ToolResult: text content, isError, and structured content for JSON objects.
+ * A tool that declares an outputSchema promises structured content with every success: if its
+ * content is not a JSON object after all, the result is an error rather than a broken promise.
+ */
+export function toMcpResult(result: ToolResult, declaresOutput = false): CallToolResult {
   const out: CallToolResult = { content: [{ type: 'text', text: result.content }], isError: !result.ok };
   if (result.ok && result.content.trimStart().startsWith('{')) {
     try {
@@ -30,6 +34,12 @@ export function toMcpResult(result: ToolResult): CallToolResult {
     } catch {
       // not JSON after all: text only
     }
+  }
+  if (declaresOutput && result.ok && !out.structuredContent) {
+    out.isError = true;
+    out.content = [
+      { type: 'text', text: `${result.name} failed: its answer was not the JSON object it declares` },
+    ];
   }
   return out;
 }
@@ -104,7 +114,11 @@ export function createMcpServer(options: McpServerOptions): {
     return {
       tools: tools.map((t) => {
         const def = gate.registry.get(t.name);
-        return { ...t, ...(def ? { annotations: toolAnnotations(def) } : {}) };
+        return {
+          ...t,
+          ...(def?.outputSchema ? { outputSchema: def.outputSchema } : {}),
+          ...(def ? { annotations: toolAnnotations(def) } : {}),
+        };
       }),
     };
   });
@@ -164,7 +178,7 @@ export function createMcpServer(options: McpServerOptions): {
     });
     await stream?.flush(); // all output reaches the client before the result
     if (!result) return { content: [{ type: 'text', text: 'toolgate: no result' }], isError: true };
-    return toMcpResult(result);
+    return toMcpResult(result, gate.registry.get(request.params.name)?.outputSchema !== undefined);
   };
 
   return { server, gate: () => gate, idle };

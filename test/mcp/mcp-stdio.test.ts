@@ -78,6 +78,46 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
     });
   });
 
+  it('JSON tools declare an outputSchema and return structuredContent the SDK client checks against it, even when cut to the output limit', async () => {
+    const root = makeTempDir('toolgate-mcp-out-');
+    // 1,500 entries of ~200-byte names: ~300 KB of listing, three times the 100 KB output limit.
+    for (let i = 0; i < 1500; i++)
+      writeFileSync(path.join(root, `${String(i).padStart(4, '0')}-${'n'.repeat(190)}.txt`), '');
+    spawnSync('git', ['init', '-q'], { cwd: root });
+    const { client } = await connect({ root });
+    const { tools } = await client.listTools();
+    const declared = tools.filter((t) => t.outputSchema).map((t) => t.name);
+    expect(declared.sort()).toEqual([
+      'check_process_health',
+      'git_status',
+      'list_directory',
+      'system_metrics_snapshot',
+    ]);
+    // callTool validates structuredContent against the listed outputSchema (it throws if it does not match).
+    const listing = await client.callTool({ name: 'list_directory', arguments: { path: '.' } });
+    expect(listing.isError).toBe(false);
+    const value = listing.structuredContent as { entries: { name: string }[]; truncated: boolean };
+    expect(value.truncated).toBe(true);
+    expect(value.entries.length).toBeGreaterThan(100);
+    expect(value.entries.length).toBeLessThan(1500);
+    expect(value.entries[0]?.name).toMatch(/^0000-/); // the first entries, in order
+    expect(JSON.parse(text(listing))).toEqual(value); // the text is the same JSON, whole
+    expect(Buffer.byteLength(text(listing))).toBeLessThanOrEqual(102_400);
+    const status = await client.callTool({ name: 'git_status', arguments: {} });
+    expect(status.isError).toBe(false);
+    const st = status.structuredContent as { untracked: string[]; truncated?: boolean };
+    expect(st.truncated).toBe(true);
+    expect(st.untracked.length).toBeGreaterThan(100);
+    expect(JSON.parse(text(status))).toEqual(st);
+    const metrics = await client.callTool({ name: 'system_metrics_snapshot', arguments: {} });
+    expect(metrics.structuredContent).toMatchObject({ cpu: { cores: expect.any(Number) } });
+    const health = await client.callTool({
+      name: 'check_process_health',
+      arguments: { pids: [process.pid] },
+    });
+    expect(health.structuredContent).toMatchObject({ processes: [{ pid: process.pid, running: true }] });
+  });
+
   it('tools/call goes through the pipeline: results, isError, structured content, sandbox escapes refused', async () => {
     const root = makeTempDir('toolgate-mcp-');
     writeFileSync(path.join(root, 'a.txt'), 'hello\n');

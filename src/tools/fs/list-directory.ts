@@ -4,6 +4,7 @@ import { type FileHandle, lstat, open, readdir } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
+import { fitJson } from '../../output/fit-json.js';
 import { openForRead, throughFd } from '../../sandbox/safe-fs.js';
 import { GitignoreFilter } from './gitignore-filter.js';
 
@@ -32,6 +33,38 @@ export interface ListEntry {
   type: EntryType;
   size?: number;
   children?: ListEntry[];
+}
+
+const listEntry = z.object({
+  name: z.string(),
+  type: z.enum(['file', 'directory', 'symlink', 'other']),
+  size: z.number().optional(),
+  get children(): z.ZodOptional<z.ZodArray<typeof listEntry>> {
+    return z.array(listEntry).optional();
+  },
+});
+
+/** The JSON every listing is (MCP outputSchema). */
+export const listingSchema = z.object({
+  path: z.string(),
+  entries: z.array(listEntry),
+  truncated: z.boolean(),
+  ignored: z.number(),
+});
+
+/** The first `keep` entries in listing order (depth first), the rest left out. */
+function firstEntries(listing: Listing, keep: number): Listing {
+  let left = keep;
+  const take = (entries: ListEntry[]): ListEntry[] => {
+    const out: ListEntry[] = [];
+    for (const e of entries) {
+      if (left <= 0) break;
+      left--;
+      out.push(e.children ? { ...e, children: take(e.children) } : e);
+    }
+    return out;
+  };
+  return { ...listing, entries: take(listing.entries), truncated: true };
 }
 
 export interface Listing {
@@ -63,6 +96,7 @@ export function createListDirectoryTool(settings: ListDirectorySettings = {}) {
     description:
       'List a directory in the workspace as JSON {path, entries:[{name,type,size?,children?}], truncated, ignored}. depth 0 lists only this directory. Entries matched by .gitignore are left out and counted in "ignored"; hidden entries appear only with include_hidden.',
     args,
+    output: listingSchema,
     tier: 'read_only',
     category: 'filesystem',
     ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
@@ -89,15 +123,14 @@ export function createListDirectoryTool(settings: ListDirectorySettings = {}) {
           truncated: state.truncated,
           ignored: state.ignored,
         };
+        // Cut to the output limit by whole entries: the answer stays valid JSON.
+        const fit = fitJson(listing, ctx.outputLimit, state.count, firstEntries);
+        const truncated = state.truncated || fit.kept < state.count;
         return {
-          content: JSON.stringify(listing),
-          display: `${target.relative}: ${state.count} entr${state.count === 1 ? 'y' : 'ies'}${state.truncated ? ' (truncated)' : ''}`,
-          metadata: {
-            path: target.relative,
-            entries: state.count,
-            truncated: state.truncated,
-            ignored: state.ignored,
-          },
+          content: fit.text,
+          display: `${target.relative}: ${fit.kept} entr${fit.kept === 1 ? 'y' : 'ies'}${truncated ? ' (truncated)' : ''}`,
+          metadata: { path: target.relative, entries: fit.kept, truncated, ignored: state.ignored },
+          allowTruncation: false,
         };
       } finally {
         await handle.close();

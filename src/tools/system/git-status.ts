@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
+import { fitJson } from '../../output/fit-json.js';
 import { neutralisingArgs, repoConfig } from '../git/repo-config.js';
 import { scrubEnv } from '../shell/env-scrub.js';
 import { runQuiet } from './run-quiet.js';
@@ -14,6 +15,31 @@ const args = z.strictObject({
     .default('.')
     .describe('A directory inside the repository, relative to the workspace root.'),
 });
+
+/** The answer's JSON (MCP outputSchema); `truncated` when the lists were cut to the output limit. */
+export const gitStatusSchema = z.object({
+  branch: z.string().nullable(),
+  upstream: z.string().nullable(),
+  ahead: z.number(),
+  behind: z.number(),
+  staged: z.array(z.string()),
+  unstaged: z.array(z.string()),
+  untracked: z.array(z.string()),
+  conflicted: z.array(z.string()),
+  truncated: z.boolean().optional(),
+});
+
+/** At most `keep` paths in each list. */
+function firstPaths(status: GitStatus, keep: number): GitStatus & { truncated: true } {
+  return {
+    ...status,
+    staged: status.staged.slice(0, keep),
+    unstaged: status.unstaged.slice(0, keep),
+    untracked: status.untracked.slice(0, keep),
+    conflicted: status.conflicted.slice(0, keep),
+    truncated: true,
+  };
+}
 
 export interface GitStatus {
   branch: string | null;
@@ -73,6 +99,7 @@ export function createGitStatusTool() {
     description:
       'Git status of the repository at path: branch, upstream, ahead/behind, staged, unstaged, untracked and conflicted files. JSON.',
     args,
+    output: gitStatusSchema,
     tier: 'read_only',
     category: 'system',
     timeoutMs: 15_000,
@@ -137,8 +164,16 @@ export function createGitStatusTool() {
       if (result.code !== 0)
         throw new ToolError('BadArgs', `"${dir.relative}" is not inside a git repository`);
       const status = parsePorcelainV2(result.stdout);
+      const longest = Math.max(
+        status.staged.length,
+        status.unstaged.length,
+        status.untracked.length,
+        status.conflicted.length,
+      );
       return {
-        content: JSON.stringify(status),
+        // Cut to the output limit by whole paths: the answer stays valid JSON.
+        content: fitJson(status, ctx.outputLimit, longest, firstPaths).text,
+        allowTruncation: false,
         display: `${status.branch ?? '(detached)'}: ${status.staged.length} staged, ${status.unstaged.length} unstaged, ${status.untracked.length} untracked`,
       };
     },

@@ -18,6 +18,21 @@ const args = z
 const CLOCK_TICKS = 100; // Linux USER_HZ
 const PAGE = 4096;
 
+/** The answer's JSON (MCP outputSchema). */
+export const healthSchema = z.object({
+  processes: z.array(
+    z.object({
+      pid: z.number(),
+      name: z.string(),
+      running: z.boolean(),
+      state: z.string().optional(),
+      cpuPercent: z.number().optional(),
+      rssBytes: z.number().optional(),
+      ageSeconds: z.number().optional(),
+    }),
+  ),
+});
+
 interface Health {
   pid: number;
   name: string;
@@ -61,6 +76,7 @@ export function createProcessHealthTool() {
     description:
       'Check processes by name or pid: whether they run, their state, CPU use averaged over their life, resident memory and age. JSON.',
     args,
+    output: healthSchema,
     tier: 'read_only',
     category: 'system',
     timeoutMs: 10_000,

@@ -4,6 +4,36 @@ import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { runQuiet } from './run-quiet.js';
 
+/** The snapshot's JSON (MCP outputSchema). */
+export const snapshotSchema = z.object({
+  cpu: z.object({
+    cores: z.number(),
+    model: z.string(),
+    usagePercent: z.number(),
+    loadAverage: z.array(z.number()),
+  }),
+  memory: z.object({ totalBytes: z.number(), freeBytes: z.number(), usedPercent: z.number() }),
+  disks: z.array(
+    z.object({
+      path: z.string(),
+      totalBytes: z.number().optional(),
+      freeBytes: z.number().optional(),
+      usedPercent: z.number().optional(),
+      error: z.string().optional(),
+    }),
+  ),
+  uptimeSeconds: z.number(),
+  gpus: z.array(
+    z.object({
+      name: z.string().optional(),
+      utilizationPercent: z.number(),
+      memoryUsedMiB: z.number(),
+      memoryTotalMiB: z.number(),
+    }),
+  ),
+  platform: z.string(),
+});
+
 const args = z.strictObject({});
 
 /** CPU usage over a short window, from two samples of the per-core counters. */
@@ -32,6 +62,7 @@ export function createSystemMetricsTool() {
     description:
       'A snapshot of this machine: CPU use and load, memory, disk space of the workspace roots and /, uptime, and GPUs when nvidia-smi is present. JSON.',
     args,
+    output: snapshotSchema,
     tier: 'read_only',
     category: 'system',
     timeoutMs: 15_000,
