@@ -119,6 +119,7 @@ export interface Journal {
   messages(session: string): MessageRecord[];
 
   getReadRecord(session: string, path: string): ReadRecord | undefined;
+  /** Kept with the next commit (the call's result): as durable as the result of the call that read. */
   putReadRecord(session: string, path: string, record: ReadRecord): void;
   deleteReadRecord(session: string, path: string): void;
 

@@ -49,6 +49,10 @@ interface BatchRow {
   owner: string | null;
 }
 
+function readKey(session: string, file: string): string {
+  return `${session}\0${file}`;
+}
+
 /** A policy decision as the journal keeps it (null: none was made). */
 function decisionJson(entry: PlanEntry | undefined): string | null {
   const d = entry?.decision;
@@ -244,10 +248,30 @@ export class SqliteJournal implements Journal {
     };
   }
 
+  /**
+   * Read-cache changes waiting for the next commit (null: forget). A tool records what it read while
+   * its call runs; the call's result is the next commit, so they ride in it instead of paying a
+   * commit of their own, and are exactly as durable as that result.
+   */
+  readonly #pendingReads = new Map<string, { session: string; path: string; record: ReadRecord | null }>();
+
   /** Runs one write transaction, turning SQLite errors into JournalErrors. */
   #write<T>(fn: () => T): T {
     try {
-      return this.#transaction.immediate(fn) as T;
+      if (this.#pendingReads.size === 0) return this.#transaction.immediate(fn) as T;
+      const reads = [...this.#pendingReads.values()];
+      const out = this.#transaction.immediate(() => {
+        for (const r of reads) {
+          if (r.record) this.#stmt.putRead.run(r.session, r.path, r.record.sha256, r.record.readAt);
+          else this.#stmt.deleteRead.run(r.session, r.path);
+        }
+        return fn();
+      }) as T;
+      for (const r of reads) {
+        const key = readKey(r.session, r.path);
+        if (this.#pendingReads.get(key) === r) this.#pendingReads.delete(key);
+      }
+      return out;
     } catch (error) {
       throw explainSqliteError(error, this.location);
     }
@@ -448,16 +472,18 @@ export class SqliteJournal implements Journal {
   }
 
   getReadRecord(session: string, file: string): ReadRecord | undefined {
+    const pending = this.#pendingReads.get(readKey(session, file));
+    if (pending) return pending.record ?? undefined;
     const row = this.#stmt.getRead.get(session, file) as { sha256: string; read_at: number } | undefined;
     return row ? { sha256: row.sha256, readAt: row.read_at } : undefined;
   }
 
   putReadRecord(session: string, file: string, record: ReadRecord): void {
-    this.#write(() => this.#stmt.putRead.run(session, file, record.sha256, record.readAt));
+    this.#pendingReads.set(readKey(session, file), { session, path: file, record });
   }
 
   deleteReadRecord(session: string, file: string): void {
-    this.#write(() => this.#stmt.deleteRead.run(session, file));
+    this.#pendingReads.set(readKey(session, file), { session, path: file, record: null });
   }
 
   listGrants(session: string): Grant[] {
@@ -641,6 +667,11 @@ export class SqliteJournal implements Journal {
   }
 
   close(): void {
+    try {
+      if (this.#pendingReads.size > 0) this.#write(() => undefined); // nothing recorded is dropped
+    } catch {
+      // A journal that cannot write any more: the calls' results could not be recorded either.
+    }
     try {
       this.#wal?.syncNow(); // what was committed since the last sync() reaches the disk too
     } catch {

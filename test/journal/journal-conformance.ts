@@ -139,16 +139,25 @@ export function journalConformance(
       expect(journal.batchIdsStartingWith('zzz', 5)).toEqual([]);
     });
 
-    it('persists the read cache per session', () => {
+    it('persists the read cache per session, with the next commit (the result of the call that read)', () => {
       const { journal, reopen } = make();
       journal.putReadRecord('a', '/x', { sha256: 'h1', readAt: 5 });
       journal.putReadRecord('b', '/x', { sha256: 'h2', readAt: 6 });
       journal.putReadRecord('a', '/x', { sha256: 'h3', readAt: 7 });
+      expect(journal.getReadRecord('a', '/x')).toEqual({ sha256: 'h3', readAt: 7 }); // seen at once
+      journal.appendMessage('a', 'user', { text: 'next commit' });
       const again = reopen();
       expect(again.getReadRecord('a', '/x')).toEqual({ sha256: 'h3', readAt: 7 });
       expect(again.getReadRecord('b', '/x')).toEqual({ sha256: 'h2', readAt: 6 });
       again.deleteReadRecord('a', '/x');
       expect(again.getReadRecord('a', '/x')).toBeUndefined();
+    });
+
+    it('a read record made just before close is kept', () => {
+      const { journal, reopen } = make();
+      journal.putReadRecord('c', '/y', { sha256: 'h9', readAt: 9 });
+      journal.close();
+      expect(reopen().getReadRecord('c', '/y')).toEqual({ sha256: 'h9', readAt: 9 });
     });
 
     it('counts started calls per tool for rate limits, and lists recent batches newest first', () => {
