@@ -31,6 +31,10 @@ export interface ToolContext {
 export interface ToolOutput {
   content: string;
   display?: string;
+  /**
+   * Facts about the result. `structured`: for a tool with an outputSchema whose `content` is not
+   * the JSON itself (grep's text with context), the answer as that schema describes it.
+   */
   metadata?: Record<string, unknown>;
   /** false when the tool limited its own output and framework truncation would corrupt it (binary). */
   allowTruncation?: boolean;
@@ -53,8 +57,9 @@ export interface ToolDefinition<A = unknown> {
   /** JSON Schema draft 2020-12 of the arguments, derived once. */
   readonly inputSchema: JsonSchema;
   /**
-   * For tools whose content is one JSON object: its JSON Schema (MCP `outputSchema`; the content is
-   * then also returned as `structuredContent`). The tool keeps that content whole and valid.
+   * For tools that answer in JSON: its JSON Schema (MCP `outputSchema`). The answer is the content
+   * itself when that is one JSON object, else `metadata.structured`; the tool keeps it whole and
+   * valid within the output limit.
    */
   readonly outputSchema?: JsonSchema;
   /** The single parse boundary: schema-valid JSON → typed args (throws ToolError BadArgs). */

@@ -26,7 +26,11 @@ export interface McpServerOptions extends ToolgateOptions {
  */
 export function toMcpResult(result: ToolResult, declaresOutput = false): CallToolResult {
   const out: CallToolResult = { content: [{ type: 'text', text: result.content }], isError: !result.ok };
-  if (result.ok && result.content.trimStart().startsWith('{')) {
+  const structured = result.metadata?.structured;
+  if (result.ok && structured && typeof structured === 'object' && !Array.isArray(structured)) {
+    // A tool whose text is not JSON (grep) gives its structured answer beside it.
+    out.structuredContent = structured as Record<string, unknown>;
+  } else if (result.ok && result.content.trimStart().startsWith('{')) {
     try {
       const value = JSON.parse(result.content) as unknown;
       if (value && typeof value === 'object' && !Array.isArray(value))

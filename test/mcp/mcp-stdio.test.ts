@@ -90,6 +90,7 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
     expect(declared.sort()).toEqual([
       'check_process_health',
       'git_status',
+      'grep',
       'list_directory',
       'system_metrics_snapshot',
     ]);
@@ -109,6 +110,36 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
     expect(st.truncated).toBe(true);
     expect(st.untracked.length).toBeGreaterThan(100);
     expect(JSON.parse(text(status))).toEqual(st);
+    // grep: text with context for the model, the matches alone as structured content.
+    writeFileSync(path.join(root, 'notes.md'), 'alpha\nneedle one\nbeta\nneedle two\n');
+    const found = await client.callTool({
+      name: 'grep',
+      arguments: { pattern: 'needle', path: 'notes.md', context: 1 },
+    });
+    expect(found.isError).toBe(false);
+    expect(text(found)).toContain('notes.md-1- alpha');
+    expect(found.structuredContent).toEqual({
+      matches: [
+        { path: 'notes.md', line: 2, text: 'needle one' },
+        { path: 'notes.md', line: 4, text: 'needle two' },
+      ],
+      truncated: false,
+    });
+    const none = await client.callTool({
+      name: 'grep',
+      arguments: { pattern: 'absent-word', path: 'notes.md' },
+    });
+    expect(none.structuredContent).toEqual({ matches: [], truncated: false });
+    // 2,000 long matching lines: the structured answer is cut by whole matches to the output limit.
+    writeFileSync(path.join(root, 'many.txt'), `${`needle ${'x'.repeat(200)}\n`.repeat(2000)}`);
+    const many = await client.callTool({
+      name: 'grep',
+      arguments: { pattern: 'needle', path: 'many.txt', max_results: 2000 },
+    });
+    const answer = many.structuredContent as { matches: unknown[]; truncated: boolean };
+    expect(answer.truncated).toBe(true);
+    expect(answer.matches.length).toBeGreaterThan(100);
+    expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThanOrEqual(102_400);
     const metrics = await client.callTool({ name: 'system_metrics_snapshot', arguments: {} });
     expect(metrics.structuredContent).toMatchObject({ cpu: { cores: expect.any(Number) } });
     const health = await client.callTool({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
+import { fitJson } from '../../output/fit-json.js';
 import { openForRead, throughFd, throughFdForChild } from '../../sandbox/safe-fs.js';
 import { checkPattern } from './glob.js';
 import { grepWithJavaScript, queryRegex } from './grep-fallback.js';
@@ -32,6 +33,14 @@ const args = z.strictObject({
   max_results: z.number().int().min(1).max(5000).default(200).describe('Most matching lines to return.'),
 });
 
+/** grep's answer as JSON (MCP outputSchema; the text content shows the same matches with context). */
+export const grepAnswerSchema = z.object({
+  matches: z.array(z.object({ path: z.string(), line: z.number(), text: z.string() })),
+  truncated: z.boolean(),
+});
+type GrepAnswer = z.infer<typeof grepAnswerSchema>;
+type GrepMatch = GrepAnswer['matches'][number];
+
 export interface GrepSettings {
   timeoutMs?: number;
   /** Force the JavaScript search (tests, or a machine without the ripgrep binary). */
@@ -49,6 +58,7 @@ export function createGrepTool(settings: GrepSettings = {}) {
     description:
       'Search file contents for a regular expression (case-insensitive unless case_sensitive). Prints "path:line: text" for each matching line, paths relative to the workspace root. Respects .gitignore; skips binary and hidden files.',
     args,
+    output: grepAnswerSchema,
     tier: 'read_only',
     category: 'filesystem',
     ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
@@ -79,6 +89,7 @@ export function createGrepTool(settings: GrepSettings = {}) {
         isFile = false;
       }
       const out: string[] = [];
+      const found: GrepMatch[] = []; // the matches alone, for structured content
       let matches = 0;
       let lastPath = '';
       let lastLine = -1;
@@ -98,7 +109,10 @@ export function createGrepTool(settings: GrepSettings = {}) {
             ? `${fromRoot}:${line.line}: ${line.text}`
             : `${fromRoot}-${line.line}- ${line.text}`,
         );
-        if (line.kind === 'match') matches++;
+        if (line.kind === 'match') {
+          matches++;
+          found.push({ path: fromRoot, line: line.line, text: line.text });
+        }
         lastPath = fromRoot;
         lastLine = line.line;
         return true;
@@ -185,9 +199,17 @@ export function createGrepTool(settings: GrepSettings = {}) {
       if (matches === 0) {
         return {
           content: `No matches for ${JSON.stringify(a.pattern)} in ${base.relative === '.' ? 'the workspace' : base.relative}.`,
-          metadata: { matches: 0 },
+          metadata: { matches: 0, structured: { matches: [], truncated: false } },
         };
       }
+      // The same matches as JSON (MCP structuredContent), cut by whole matches to the output limit.
+      const whole: GrepAnswer = { matches: found, truncated: more };
+      const cut = (v: GrepAnswer, keep: number): GrepAnswer => ({
+        matches: v.matches.slice(0, keep),
+        truncated: true,
+      });
+      const { kept } = fitJson(whole, ctx.outputLimit, found.length, cut);
+      const structured = kept === found.length ? whole : cut(whole, kept);
       return {
         content:
           out.join('\n') +
@@ -195,7 +217,7 @@ export function createGrepTool(settings: GrepSettings = {}) {
             ? `\n[more matches not shown: stopped at max_results = ${a.max_results}; narrow the search]`
             : ''),
         display: `${matches}${more ? '+' : ''} match(es) for ${a.pattern}`,
-        metadata: { matches, truncated: more, engine: binary ? 'ripgrep' : 'javascript' },
+        metadata: { matches, truncated: more, engine: binary ? 'ripgrep' : 'javascript', structured },
       };
     },
   });
