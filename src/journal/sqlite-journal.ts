@@ -296,15 +296,17 @@ export class SqliteJournal implements Journal {
     }
   }
 
+  /** Appends a message; `json` is its content already serialized (to serialize a result once). */
   #message(
     session: string,
     role: MessageRecord['role'],
     content: unknown,
     batchId: string | null,
     callId: string | null,
+    json = JSON.stringify(content),
   ) {
     const { seq } = this.#stmt.nextSeq.get(session) as { seq: number };
-    this.#stmt.insertMessage.run(session, seq, role, batchId, callId, JSON.stringify(content), Date.now());
+    this.#stmt.insertMessage.run(session, seq, role, batchId, callId, json, Date.now());
   }
 
   beginBatch(session: string, calls: readonly ToolCall[], options: BeginBatchOptions = {}): string {
@@ -348,6 +350,7 @@ export class SqliteJournal implements Journal {
       ? new Set((this.#stmt.calls.all(id) as CallRow[]).map((c) => c.call_index))
       : undefined;
     const plan = new Map((options.plan ?? []).map((e) => [e.index, e]));
+    const resultJson = finished?.map((f) => JSON.stringify(f.result));
     for (const [index, call] of calls.entries()) {
       if (known?.has(index)) continue;
       const decision = decisionJson(plan.get(index));
@@ -361,7 +364,7 @@ export class SqliteJournal implements Journal {
           args: JSON.stringify(call.arguments),
           status: f.status,
           decision,
-          result: JSON.stringify(f.result),
+          result: resultJson?.[index] ?? null,
           started: f.startedAt ?? null,
           finished: f.finishedAt,
         });
@@ -391,7 +394,8 @@ export class SqliteJournal implements Journal {
       null,
     );
     if (options.messages === false) return;
-    for (const f of finished ?? []) this.#message(session, 'tool', f.result, id, f.result.id);
+    for (const [i, f] of (finished ?? []).entries())
+      this.#message(session, 'tool', f.result, id, f.result.id, resultJson?.[i]);
   }
 
   #applyPlan(batchId: string, entry: PlanEntry): void {
@@ -433,11 +437,12 @@ export class SqliteJournal implements Journal {
 
   recordResult(batchId: string, index: number, result: ToolResult, status: 'done' | 'denied' = 'done'): void {
     this.#write(() => {
-      this.#stmt.setResult.run(status, JSON.stringify(result), Date.now(), batchId, index);
+      const json = JSON.stringify(result);
+      this.#stmt.setResult.run(status, json, Date.now(), batchId, index);
       const session = this.#sessionOf.has(batchId)
         ? this.#sessionOf.get(batchId)
         : (this.#stmt.batch.get(batchId) as BatchRow | undefined)?.session_id;
-      if (session !== undefined) this.#message(session, 'tool', result, batchId, result.id);
+      if (session !== undefined) this.#message(session, 'tool', result, batchId, result.id, json);
     });
   }
 
