@@ -241,6 +241,7 @@ export class SqliteJournal implements Journal {
       addGrant: db.prepare(
         'INSERT INTO grants (session_id, tool, prefix, scope, created_at) VALUES (?, ?, ?, ?, ?)',
       ),
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       countSince: db.prepare('SELECT count(*) AS n FROM calls WHERE name = ? AND started_at >= ?'),
       discard: db.prepare(
         'UPDATE calls SET discarded_result = result, result = ?, status = ?, finished_at = coalesce(finished_at, ?) WHERE batch_id = ? AND call_index = ?',
@@ -492,6 +493,19 @@ export class SqliteJournal implements Journal {
   }
 
   listGrants(session: string): Grant[] {
+    // Asked for every batch: read again only when the file changed (data_version moves when another
+    // connection commits; this one's own grants clear the cache in addGrant).
+    const version = this.#stmt.dataVersion.get() as number;
+    const cached = this.#grants;
+    if (cached && cached.version === version && cached.session === session) return [...cached.list];
+    const list = this.#readGrants(session);
+    this.#grants = { version, session, list };
+    return [...list];
+  }
+
+  #grants: { version: number; session: string; list: Grant[] } | undefined;
+
+  #readGrants(session: string): Grant[] {
     return (
       this.#stmt.listGrants.all(session) as {
         tool: string;
@@ -510,6 +524,7 @@ export class SqliteJournal implements Journal {
   }
 
   addGrant(grant: Grant): void {
+    this.#grants = undefined;
     this.#write(() =>
       this.#stmt.addGrant.run(
         grant.scope === 'session' ? (grant.session ?? null) : null,

@@ -153,6 +153,21 @@ export function journalConformance(
       expect(again.getReadRecord('a', '/x')).toBeUndefined();
     });
 
+    it('grants: session ones for their session, project ones for all; one added by another connection is seen at once', () => {
+      const { journal, reopen } = make();
+      journal.addGrant({ tool: 'write_file', scope: 'session', session: 's1', createdAt: 1 });
+      expect(journal.listGrants('s1').map((g) => g.tool)).toEqual(['write_file']);
+      expect(journal.listGrants('s2')).toEqual([]);
+      const other = reopen();
+      other.addGrant({ tool: 'run_command', prefix: ['git', 'status'], scope: 'project', createdAt: 2 });
+      expect(journal.listGrants('s2')).toEqual([
+        { tool: 'run_command', prefix: ['git', 'status'], scope: 'project', createdAt: 2 },
+      ]);
+      expect(journal.listGrants('s1').map((g) => g.tool)).toEqual(['write_file', 'run_command']);
+      journal.addGrant({ tool: 'edit_file', scope: 'project', createdAt: 3 });
+      expect(other.listGrants('s9').map((g) => g.tool)).toEqual(['run_command', 'edit_file']);
+    });
+
     it('a read record made just before close is kept', () => {
       const { journal, reopen } = make();
       journal.putReadRecord('c', '/y', { sha256: 'h9', readAt: 9 });
