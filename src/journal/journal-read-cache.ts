@@ -16,6 +16,9 @@ export class JournalReadCache implements ReadCache {
   }
 
   record(canonicalPath: string, sha256: string, at = Date.now()): void {
+    // The same content read again changes nothing the stale guard checks: no row to rewrite (the
+    // record keeps when that content was first read).
+    if (this.journal.getReadRecord(this.session, canonicalPath)?.sha256 === sha256) return;
     this.journal.putReadRecord(this.session, canonicalPath, { sha256, readAt: at });
   }
 
