@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
@@ -6,36 +6,20 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPO } from '../cli/run-cli.js';
+import { killMcpHttpServers, startMcpHttp } from '../helpers/mcp-http-server.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 const BIN = path.join(REPO, 'bin', 'toolgate.js');
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) c.kill('SIGKILL');
-});
+afterEach(killMcpHttpServers);
 
-/** Starts `toolgate mcp --http` and resolves with the URL it prints. */
-function serve(
+/** Starts `toolgate mcp --no-journal --http` and resolves with the URL it prints. */
+async function serve(
   root: string,
   listen: string,
   env: NodeJS.ProcessEnv = {},
   extra: string[] = [],
 ): Promise<string> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--no-journal', '--http', listen, ...extra], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr?.on('data', (d) => {
-      err += d;
-      const m = /(http:\/\/\S+\/mcp)/.exec(err);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
+  return (await startMcpHttp(root, listen, { env, args: ['--no-journal', ...extra] })).url;
 }
 
 describe('toolgate mcp over Streamable HTTP (issue #6)', () => {
