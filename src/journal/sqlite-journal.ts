@@ -140,6 +140,13 @@ export class SqliteJournal implements Journal {
   readonly #wal: WalSync | undefined;
   /** Open batches' sessions (undefined: no messages), so a result needs no lookup of its batch. */
   readonly #sessionOf = new Map<string, string | undefined>();
+  /**
+   * Set for good once a second session records here, or a batch is recorded while another is open
+   * (MCP sessions over HTTP, a library serving several agents): other calls then share this event
+   * loop, most of them read-only and so never an open batch, and a flush must not stop them.
+   */
+  #concurrent = false;
+  #firstSession: string | undefined;
 
   private constructor(location: string, db: Database.Database) {
     this.location = location;
@@ -286,9 +293,9 @@ export class SqliteJournal implements Journal {
   async sync(): Promise<void> {
     if (!this.#wal) return;
     try {
-      // Alone (one open batch in this process, no flush under way): nobody to share an fsync with,
-      // so it runs here rather than pay the thread pool's round trip.
-      if (this.#sessionOf.size <= 1 && !this.#wal.busy) this.#wal.syncNow();
+      // Alone (one session, one open batch, no flush under way): nobody to share an fsync with or
+      // to hold up, so it runs here rather than pay the thread pool's round trip.
+      if (!this.#concurrent && this.#sessionOf.size <= 1 && !this.#wal.busy) this.#wal.syncNow();
       else await this.#wal.sync();
     } catch (error) {
       throw new JournalError(
@@ -310,7 +317,15 @@ export class SqliteJournal implements Journal {
     this.#stmt.insertMessage.run(session, seq, role, batchId, callId, json, Date.now());
   }
 
+  /** Notes who records here (see #concurrent). */
+  #noteSession(session: string): void {
+    if (this.#concurrent) return;
+    this.#firstSession ??= session;
+    if (session !== this.#firstSession || this.#sessionOf.size > 0) this.#concurrent = true;
+  }
+
   beginBatch(session: string, calls: readonly ToolCall[], options: BeginBatchOptions = {}): string {
+    this.#noteSession(session);
     const id = options.batchId ?? randomUUID();
     this.#write(() => this.#insertBatch(id, session, calls, options, Date.now()));
     this.#sessionOf.set(id, options.messages === false ? undefined : session);
@@ -323,6 +338,7 @@ export class SqliteJournal implements Journal {
     finished: readonly FinishedCall[],
     options: BeginBatchOptions = {},
   ): string {
+    this.#noteSession(session);
     const id = options.batchId ?? randomUUID();
     this.#write(() => this.#insertBatch(id, session, calls, options, Date.now(), finished));
     return id;

@@ -203,4 +203,58 @@ describe('toolgate mcp over HTTP under concurrent sessions, journal on (issue #1
     }
     await Promise.all([slowClient.close(), quickClient.close()]);
   });
+
+  it('a write waiting on a slow disk holds up no other session: with fdatasync taking 1.5 s (strace), 20 reads finish during one write', async () => {
+    const root = project(1);
+    writeFileSync(path.join(root, 'a.txt'), 'quick\n');
+    // strace delays every fdatasync (the journal's flush of its WAL before a side effect) by 1.5 s.
+    const delay = ['-f', '-qq', '--seccomp-bpf', '-o', '/dev/null', '-e', 'trace=fdatasync'];
+    const started = await startMcpHttp(root, '0', {
+      wrap: ['strace', ...delay, '-e', 'inject=fdatasync:delay_enter=1500000'],
+    }).catch((error: Error) => error.message);
+    if (typeof started === 'string') {
+      // No strace (or no ptrace) here: say so; CI installs strace and must run this.
+      expect(process.env.CI, `CI must run the slow-disk test: ${started}`).not.toBe('true');
+      console.info(`slow-disk test not run: ${started}`);
+      return;
+    }
+    const [writer, reader] = await Promise.all([connect(started.url), connect(started.url)]);
+    if (!writer || !reader) throw new Error('no clients');
+    // Both sessions have been journaled (a read each) before the write.
+    for (const client of [reader, writer]) {
+      expect(textOf(await client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } }))).toBe(
+        'quick\n',
+      );
+    }
+    let writeDone = false;
+    const write = writer
+      .callTool({ name: 'write_file', arguments: { path: 's0/w.txt', content: 'slow disk\n' } }, undefined, {
+        timeout: 20_000,
+      })
+      .then((r) => {
+        writeDone = true;
+        return r;
+      });
+    // The write is `running` (committed just before its flush starts) before the reads begin.
+    const journal = SqliteJournal.open(path.join(root, '.toolgate', 'journal.db'));
+    try {
+      const isRunning = () =>
+        journal
+          .incompleteBatches()
+          .some((b) => b.calls.some((c) => c.name === 'write_file' && c.status === 'running'));
+      while (!isRunning() && !writeDone) await new Promise((r) => setTimeout(r, 5));
+    } finally {
+      journal.close();
+    }
+    const quick: boolean[] = [];
+    for (let i = 0; i < 20; i++) {
+      expect(textOf(await reader.callTool({ name: 'read_file', arguments: { path: 'a.txt' } }))).toBe(
+        'quick\n',
+      );
+      quick.push(writeDone);
+    }
+    expect(quick).toEqual(Array.from({ length: 20 }, () => false));
+    expect((await write).isError).toBe(false);
+    await Promise.all([writer.close(), reader.close()]);
+  });
 });
