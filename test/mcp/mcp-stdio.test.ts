@@ -54,8 +54,35 @@ async function connect(options: Connect) {
     stderr: 'pipe',
   });
   await client.connect(transport);
+  // Every message as it arrived, before the SDK handles it. The SDK client runs a notification's
+  // handler a microtask later but settles a response at once, so a progress notification read in
+  // the same chunk as its call's response never reaches `onprogress` (under load this happens):
+  // what the server sent, and in which order, is read here instead.
+  const wire: Record<string, unknown>[] = [];
+  const deliver = transport.onmessage;
+  transport.onmessage = (message) => {
+    wire.push(message as Record<string, unknown>);
+    deliver?.(message);
+  };
   open.push(client);
-  return { client, asked };
+  return { client, asked, wire };
+}
+
+/**
+ * The progress messages of the call answered last (the SDK's progress token is the request id), in
+ * the order they arrived; each arrived before that call's response.
+ */
+function progressOfLastCall(wire: Record<string, unknown>[]): string[] {
+  const at = wire.findLastIndex((m) => 'result' in m || 'error' in m);
+  expect(at, 'a response is on the wire').toBeGreaterThan(-1);
+  const id = wire[at]?.id;
+  const ofCall = (m: Record<string, unknown>) =>
+    m.method === 'notifications/progress' && (m.params as { progressToken?: unknown }).progressToken === id;
+  expect(wire.slice(at).filter(ofCall), 'no progress after the result').toEqual([]);
+  return wire
+    .slice(0, at)
+    .filter(ofCall)
+    .map((m) => (m.params as { message: string }).message);
 }
 
 const text = (r: unknown) => (r as { content: { type: string; text: string }[] }).content[0]?.text ?? '';
@@ -273,31 +300,26 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
   it('progress notifications stream run_command output; cancellation stops the call and its processes', async () => {
     const root = makeTempDir('toolgate-mcp-');
     const toml = '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["echo", "sleep", "sh"]\n';
-    const { client } = await connect({ root, toml });
-    const progress: string[] = [];
+    const { client, wire } = await connect({ root, toml });
     const streamed = await client.callTool(
       { name: 'run_command', arguments: { command: 'echo one; sleep 0.2; echo two' } },
       undefined,
-      {
-        onprogress: (p) => progress.push(String(p.message)),
-      },
+      { onprogress: () => {} }, // asks for progress (read off the wire: see connect)
     );
     expect(text(streamed)).toBe('one\ntwo\n');
-    expect(progress.join('')).toBe('one\ntwo\n');
+    expect(progressOfLastCall(wire).join('')).toBe('one\ntwo\n');
     // 200,000 characters: the result is capped, the progress carries every one, in order.
     writeFileSync(
       path.join(root, 'gen.sh'),
       'i=0; while [ $i -lt 20000 ]; do echo abcdefghi; i=$((i+1)); done\n',
     );
-    const big: string[] = [];
     const long = await client.callTool(
       { name: 'run_command', arguments: { command: 'sh gen.sh' } },
       undefined,
-      {
-        onprogress: (p) => big.push(String(p.message)),
-      },
+      { onprogress: () => {} },
     );
     expect(long.isError).toBe(false);
+    const big = progressOfLastCall(wire);
     expect(big.join('')).toBe('abcdefghi\n'.repeat(20_000));
     expect(big.length).toBeLessThan(50); // coalesced, not one notification per read
     const controller = new AbortController();
