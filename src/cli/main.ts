@@ -3,7 +3,6 @@ import { configJsonSchema } from '../config/config-schema.js';
 import { ConfigError } from '../config/load-config.js';
 import { JournalError } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
-import { withProviderOptions } from './provider-options.js';
 import { resolveSetup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
 
@@ -14,6 +13,25 @@ const approveOption = () =>
     'all',
     'none',
   ]);
+
+/**
+ * The options `run` and `chat` share for choosing the model. Declared here, not beside their
+ * resolution (provider-options.ts), so that every other command loads none of the provider code.
+ */
+function withProviderOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      '--provider <name>',
+      'openai, openai-responses, anthropic, gemini, openai-compatible, or a [providers.NAME] section',
+    )
+    .option('--base-url <url>', 'the API endpoint (e.g. http://127.0.0.1:11434/v1 for Ollama)')
+    .option('--model <name>', 'the model name')
+    .option('--system <text>', "the system prompt (default: the provider section's `system`)")
+    .option(
+      '--max-iterations <n>',
+      'tool batches per turn (default tools.max_tool_iterations_per_user_turn)',
+    );
+}
 
 export function buildProgram(): Command {
   const program = new Command('toolgate')
@@ -162,6 +180,10 @@ export function buildProgram(): Command {
         'serve Streamable HTTP on [HOST:]PORT instead (127.0.0.1 unless a host is given; other hosts need TOOLGATE_MCP_TOKEN)',
       )
       .option('--max-body <bytes>', 'with --http: largest request body accepted (default 4 MiB)')
+      .option(
+        '--session-idle <seconds>',
+        'with --http: close a client session unused this long, with no call running (default 1800)',
+      )
       .option('--session <id>', 'conversation identity (read cache and journal rows)')
       .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
       .option('--no-journal', 'do not journal'),

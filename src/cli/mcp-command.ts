@@ -14,6 +14,7 @@ export interface McpOptions {
   session?: string;
   http?: string;
   maxBody?: string;
+  sessionIdle?: string;
 }
 
 /**
@@ -87,7 +88,19 @@ export async function runMcp(options: McpOptions): Promise<number> {
   if (!Number.isSafeInteger(maxBody) || maxBody < 1024) {
     throw new UsageError(`--max-body expects a number of bytes of at least 1024, got "${options.maxBody}"`);
   }
-  await serveMcpHttp(options.http, serverOptions, options.session, maxBody);
+  const idleSeconds = options.sessionIdle === undefined ? undefined : Number(options.sessionIdle);
+  if (idleSeconds !== undefined && (!Number.isFinite(idleSeconds) || idleSeconds < 1)) {
+    throw new UsageError(
+      `--session-idle expects a number of seconds of at least 1, got "${options.sessionIdle}"`,
+    );
+  }
+  await serveMcpHttp(
+    options.http,
+    serverOptions,
+    options.session,
+    maxBody,
+    idleSeconds === undefined ? undefined : idleSeconds * 1000,
+  );
   journal?.close();
   return 0;
 }

@@ -9,6 +9,18 @@ import { UsageError } from './usage-error.js';
 /** Default cap on one request body: MCP messages are small; tool arguments are capped lower still. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/** A session nobody has used for this long, with no call running, is closed (its memory freed). */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
+
+/** One client session: its transport, its server, and what keeps it alive. */
+interface LiveSession {
+  transport: StreamableHTTPServerTransport;
+  close: () => Promise<void>;
+  /** Requests of this session still being answered (a long call keeps its session). */
+  active: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
 /** `[HOST:]PORT` → host and port; the host defaults to 127.0.0.1. */
 export function parseListen(value: string): { host: string; port: number } {
   const m = /^(?:\[?([^\]]+?)\]?:)?(\d{1,5})$/.exec(value);
@@ -28,6 +40,7 @@ export async function serveMcpHttp(
   serverOptions: McpServerOptions,
   session: string | undefined,
   maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+  sessionIdleMs = DEFAULT_SESSION_IDLE_MS,
 ): Promise<void> {
   const { host, port } = parseListen(listen);
   const token = process.env.TOOLGATE_MCP_TOKEN;
@@ -37,7 +50,27 @@ export async function serveMcpHttp(
       `refusing to serve MCP on ${host} without a bearer token: set TOOLGATE_MCP_TOKEN, or listen on 127.0.0.1`,
     );
   }
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, LiveSession>();
+  // Clients often end without DELETE (the SDK client's close() sends none): an idle session is
+  // closed after sessionIdleMs, so sessions cannot pile up; its client then gets 404 and
+  // initializes again, as the MCP spec has it.
+  const expire = async (live: LiveSession) => {
+    const id = live.transport.sessionId;
+    if (id) sessions.delete(id);
+    await live.close().catch(() => {});
+  };
+  const idleFrom = (live: LiveSession) => {
+    clearTimeout(live.timer);
+    live.timer = live.active === 0 ? setTimeout(() => void expire(live), sessionIdleMs).unref() : undefined;
+  };
+  const track = (live: LiveSession, res: ServerResponse) => {
+    live.active++;
+    clearTimeout(live.timer);
+    res.once('close', () => {
+      live.active--;
+      if (live.transport.sessionId && sessions.get(live.transport.sessionId) === live) idleFrom(live);
+    });
+  };
   let boundPort = port;
   const refuse = (res: ServerResponse, status: number, error: string) => {
     res
@@ -56,33 +89,51 @@ export async function serveMcpHttp(
     }
     try {
       const sessionId = req.headers['mcp-session-id'];
-      let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+      let live = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
       let body: unknown;
       if (req.method === 'POST') {
         body = JSON.parse((await readBody(req, maxBodyBytes)).toString('utf8') || 'null');
       }
-      if (!transport) {
+      if (!live) {
+        if (typeof sessionId === 'string' && !(req.method === 'POST' && isInitializeRequest(body))) {
+          refuse(
+            res,
+            404,
+            'no such MCP session (it ended, or was closed after being idle); initialize again',
+          );
+          return;
+        }
         if (req.method !== 'POST' || !isInitializeRequest(body)) {
-          res
-            .writeHead(400, { 'content-type': 'application/json' })
-            .end('{"error":"no valid MCP session; initialize first"}');
+          refuse(res, 400, 'no valid MCP session; initialize first');
           return;
         }
         const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (id) => {
-            sessions.set(id, created);
+            sessions.set(id, fresh);
           },
         });
-        created.onclose = () => {
-          if (created.sessionId) sessions.delete(created.sessionId);
-        };
         // One MCP server per client session: its roots, approvals and calls are its own.
-        const { server } = createMcpServer({ ...serverOptions, session: session ?? randomUUID() });
-        await server.connect(created);
-        transport = created;
+        const mcp = createMcpServer({ ...serverOptions, session: session ?? randomUUID() });
+        const fresh: LiveSession = {
+          transport: created,
+          active: 0,
+          timer: undefined,
+          close: () => mcp.server.close(),
+        };
+        // Ended by the client (DELETE) or closed here when idle: forget it, release its tools' helpers
+        // (the OS sandbox) once its calls have stopped.
+        created.onclose = () => {
+          clearTimeout(fresh.timer);
+          if (created.sessionId && sessions.get(created.sessionId) === fresh)
+            sessions.delete(created.sessionId);
+          void mcp.idle().then(() => mcp.gate().close());
+        };
+        await mcp.server.connect(created);
+        live = fresh;
       }
-      await transport.handleRequest(req, res, body);
+      track(live, res);
+      await live.transport.handleRequest(req, res, body);
     } catch (error) {
       if (res.headersSent) return;
       if (error instanceof BodyTooLarge) {

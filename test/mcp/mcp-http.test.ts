@@ -165,3 +165,58 @@ function rawPost(
     req.end(body);
   });
 }
+
+describe('toolgate mcp --http: sessions a client leaves open do not pile up', () => {
+  it('a session without a connection or request for --session-idle is closed (its id then gets 404; initializing again works); one with a call running is kept', async () => {
+    const root = makeTempDir('toolgate-mcp-idle-');
+    writeFileSync(path.join(root, 'a.txt'), 'hello');
+    writeFileSync(
+      path.join(root, 'toolgate.toml'),
+      '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["sleep"]\n',
+    );
+    const { url } = await startMcpHttp(root, '127.0.0.1:0', {
+      args: ['--no-journal', '--session-idle', '1'],
+    });
+    const connect = async () => {
+      const client = new Client({ name: 'idle-test', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(url));
+      await client.connect(transport);
+      return { client, transport };
+    };
+    const idle = await connect();
+    const busy = await connect();
+    expect((await idle.client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } })).isError).toBe(
+      false,
+    );
+    const idleId = idle.transport.sessionId as string;
+    // The SDK client's close() drops its connections but sends no DELETE: the session lingers
+    // until the idle limit. busy stays connected, with a 2.5 s call running: its session is kept.
+    await idle.client.close();
+    const long = busy.client.callTool({ name: 'run_command', arguments: { command: 'sleep 2.5' } });
+    await new Promise((r) => setTimeout(r, 1800));
+    const stale = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': idleId,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }),
+    });
+    expect(stale.status).toBe(404);
+    expect(await stale.text()).toMatch(/initialize again/);
+    const done = await long;
+    expect(done.isError).toBe(false);
+    // The busy session is still there right after its call.
+    expect((await busy.client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } })).isError).toBe(
+      false,
+    );
+    // A new client (or the old one, initializing again) gets a fresh session.
+    const again = await connect();
+    expect((await again.client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } })).isError).toBe(
+      false,
+    );
+    for (const c of [idle, busy, again]) await c.client.close().catch(() => {});
+  }, 30_000);
+});
