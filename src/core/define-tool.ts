@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CommandFacts } from './command-facts.js';
 import { type GovernanceMode, riskOf, type Tier } from './tier.js';
 import type { JsonSchema, ToolContext, ToolDefinition, ToolLocation, ToolOutput } from './tool-definition.js';
@@ -27,6 +27,16 @@ export interface ToolSpec<S extends z.ZodType> {
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
+/** A tool's arguments as JSON Schema draft 2020-12: what a caller may send (defaults optional). */
+export function inputJsonSchema(args: z.ZodType): JsonSchema {
+  return z.toJSONSchema(args, { io: 'input' }) as JsonSchema;
+}
+
+/** A tool's answer as JSON Schema draft 2020-12 (MCP outputSchema). */
+export function outputJsonSchema(output: z.ZodType): JsonSchema {
+  return z.toJSONSchema(output, { io: 'output' }) as JsonSchema;
+}
+
 /** Formats zod issues as `path: message` lines a model can act on. */
 export function formatZodIssues(error: z.ZodError): string {
   return error.issues
@@ -34,14 +44,19 @@ export function formatZodIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-/** Defines a tool from a zod schema; the JSON Schema is derived once, for input (defaults optional). */
+/**
+ * Defines a tool from a zod schema. Its JSON Schema (for input: defaults optional) and output schema
+ * are derived on first use and kept: converting zod costs milliseconds per tool, and a command that
+ * only runs calls needs neither (the planner parses with zod and asks the schema only to explain a
+ * failure). The built-ins' schemas are computed ahead of time (src/tools/builtin-listing.ts).
+ */
 export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefinition<z.output<S>> {
   if (!TOOL_NAME.test(spec.name)) {
     throw new Error(`tool name "${spec.name}" must be 1-64 characters of letters, digits, _ or -`);
   }
-  const inputSchema = z.toJSONSchema(spec.args, { io: 'input' }) as JsonSchema;
+  let inputSchema: JsonSchema | undefined;
   const tier = spec.tier;
-  return Object.freeze({
+  const tool = {
     name: spec.name,
     description: spec.description,
     tier,
@@ -52,8 +67,10 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
     timeoutMs: spec.timeoutMs,
     allowedModes: spec.allowedModes,
     rateLimitPerHour: spec.rateLimitPerHour,
-    inputSchema,
-    ...(spec.output ? { outputSchema: z.toJSONSchema(spec.output, { io: 'output' }) as JsonSchema } : {}),
+    get inputSchema(): JsonSchema {
+      inputSchema ??= inputJsonSchema(spec.args);
+      return inputSchema;
+    },
     schemaFromParser: true,
     parse(raw: unknown): z.output<S> {
       const parsed = spec.args.safeParse(raw);
@@ -69,5 +86,17 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolDefiniti
     ...(spec.prepare ? { prepare: spec.prepare } : {}),
     ...(spec.dispose ? { dispose: spec.dispose } : {}),
     ...(spec.approvalDetail ? { approvalDetail: spec.approvalDetail } : {}),
-  });
+  };
+  const output = spec.output;
+  if (output) {
+    let outputSchema: JsonSchema | undefined;
+    Object.defineProperty(tool, 'outputSchema', {
+      enumerable: true,
+      get: () => {
+        outputSchema ??= outputJsonSchema(output);
+        return outputSchema;
+      },
+    });
+  }
+  return Object.freeze(tool);
 }

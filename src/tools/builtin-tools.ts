@@ -1,6 +1,8 @@
 import type { ToolgateConfig } from '../config/config-schema.js';
+import { lazyTool } from '../core/lazy-tool.js';
 import type { AnyToolDefinition } from '../core/tool-definition.js';
 import { DEFAULT_DENIED_PATTERNS, TOOLGATE_OWN_PATTERNS } from '../sandbox/default-denies.js';
+import { BUILTIN_LISTING } from './builtin-listing.js';
 import { createDeleteFileTool } from './fs/delete-file.js';
 import { createEditFileTool } from './fs/edit-file.js';
 import { createGlobTool } from './fs/glob.js';
@@ -28,8 +30,28 @@ export interface SessionForTools {
   deniedFiles?: readonly string[];
 }
 
-/** The built-in tools, each given only the settings it needs from the config. */
+/**
+ * The built-in tools, each given only the settings it needs from the config. Each is constructed
+ * the first time it is used: until then its listing (name, description, JSON Schemas) comes from
+ * BUILTIN_LISTING, computed ahead of time, so a server answers tools/list without converting zod
+ * or constructing a tool, and a command constructs only the tools its calls name.
+ */
 export function builtinTools(config: ToolgateConfig, session: SessionForTools = {}): AnyToolDefinition[] {
+  return builtinToolMakers(config, session).map(([name, make]) => {
+    const listing = BUILTIN_LISTING[name];
+    // A tool missing from the listing (added since it was generated) is simply constructed now.
+    return listing ? lazyTool(name, listing, make) : make();
+  });
+}
+
+/**
+ * Each built-in's name and how to construct it from the config, in order. The tools of one call of
+ * this share one session's stale guard and background jobs.
+ */
+export function builtinToolMakers(
+  config: ToolgateConfig,
+  session: SessionForTools = {},
+): [name: string, make: () => AnyToolDefinition][] {
   const fileTimeoutMs = config.tools.timeouts.file_operations_seconds * 1000;
   const { edit } = config.tools;
   const guard = new StaleGuard(
@@ -38,54 +60,70 @@ export function builtinTools(config: ToolgateConfig, session: SessionForTools = 
   const maxFileBytes = edit.max_file_bytes;
   const jobs = new JobManager(Math.max(4096, config.tools.output.max_bytes));
   return [
-    createReadFileTool({
-      maxFileReadBytes: config.tools.read_file.max_file_read_bytes,
-      maxScanBytes: config.tools.read_file.max_scan_bytes,
-      timeoutMs: fileTimeoutMs,
-      guard,
-    }),
-    createReadManyFilesTool({
-      maxFileReadBytes: config.tools.read_file.max_file_read_bytes,
-      guard,
-      timeoutMs: fileTimeoutMs,
-    }),
-    createListDirectoryTool({ timeoutMs: fileTimeoutMs }),
-    createGlobTool({ timeoutMs: fileTimeoutMs }),
-    createGrepTool({ timeoutMs: fileTimeoutMs }),
-    createDeleteFileTool({ timeoutMs: fileTimeoutMs, guard }),
-    createWriteFileTool({ timeoutMs: fileTimeoutMs, guard, maxFileBytes }),
-    createEditFileTool({ timeoutMs: fileTimeoutMs, guard, maxFileBytes }),
-    createApplyPatchTool({
-      timeoutMs: fileTimeoutMs,
-      guard,
-      maxFileBytes,
-      maxPatchBytes: config.tools.apply_patch.max_patch_bytes,
-    }),
-    createRunCommandTool({
-      maxTimeoutMs: config.tools.timeouts.shell_commands_seconds * 1000,
-      graceMs: config.tools.run_command.grace_ms,
-      envDenylist: config.tools.environment.denylist,
-      keepBytes: Math.max(4096, config.tools.output.max_bytes),
-      jobs,
-      ...(config.tools.run_command.sandbox === 'os'
-        ? {
-            osSandbox: new OsSandbox({
-              roots: session.roots ?? [],
-              deniedPatterns: [
-                ...TOOLGATE_OWN_PATTERNS,
-                ...(config.tools.sandbox.include_default_denies ? DEFAULT_DENIED_PATTERNS : []),
-                ...config.tools.sandbox.denied_patterns,
-              ],
-              deniedFiles: session.deniedFiles ?? [],
-              allowedHosts: config.tools.run_command.allowed_hosts,
-            }),
-          }
-        : {}),
-    }),
-    createReadJobOutputTool({ jobs, graceMs: config.tools.run_command.grace_ms }),
-    createSystemMetricsTool(),
-    createProcessHealthTool(),
-    createSystemLogsTool(),
-    createGitStatusTool(),
+    [
+      'read_file',
+      () =>
+        createReadFileTool({
+          maxFileReadBytes: config.tools.read_file.max_file_read_bytes,
+          maxScanBytes: config.tools.read_file.max_scan_bytes,
+          timeoutMs: fileTimeoutMs,
+          guard,
+        }),
+    ],
+    [
+      'read_many_files',
+      () =>
+        createReadManyFilesTool({
+          maxFileReadBytes: config.tools.read_file.max_file_read_bytes,
+          guard,
+          timeoutMs: fileTimeoutMs,
+        }),
+    ],
+    ['list_directory', () => createListDirectoryTool({ timeoutMs: fileTimeoutMs })],
+    ['glob', () => createGlobTool({ timeoutMs: fileTimeoutMs })],
+    ['grep', () => createGrepTool({ timeoutMs: fileTimeoutMs })],
+    ['delete_file', () => createDeleteFileTool({ timeoutMs: fileTimeoutMs, guard })],
+    ['write_file', () => createWriteFileTool({ timeoutMs: fileTimeoutMs, guard, maxFileBytes })],
+    ['edit_file', () => createEditFileTool({ timeoutMs: fileTimeoutMs, guard, maxFileBytes })],
+    [
+      'apply_patch',
+      () =>
+        createApplyPatchTool({
+          timeoutMs: fileTimeoutMs,
+          guard,
+          maxFileBytes,
+          maxPatchBytes: config.tools.apply_patch.max_patch_bytes,
+        }),
+    ],
+    [
+      'run_command',
+      () =>
+        createRunCommandTool({
+          maxTimeoutMs: config.tools.timeouts.shell_commands_seconds * 1000,
+          graceMs: config.tools.run_command.grace_ms,
+          envDenylist: config.tools.environment.denylist,
+          keepBytes: Math.max(4096, config.tools.output.max_bytes),
+          jobs,
+          ...(config.tools.run_command.sandbox === 'os'
+            ? {
+                osSandbox: new OsSandbox({
+                  roots: session.roots ?? [],
+                  deniedPatterns: [
+                    ...TOOLGATE_OWN_PATTERNS,
+                    ...(config.tools.sandbox.include_default_denies ? DEFAULT_DENIED_PATTERNS : []),
+                    ...config.tools.sandbox.denied_patterns,
+                  ],
+                  deniedFiles: session.deniedFiles ?? [],
+                  allowedHosts: config.tools.run_command.allowed_hosts,
+                }),
+              }
+            : {}),
+        }),
+    ],
+    ['read_job_output', () => createReadJobOutputTool({ jobs, graceMs: config.tools.run_command.grace_ms })],
+    ['system_metrics_snapshot', () => createSystemMetricsTool()],
+    ['check_process_health', () => createProcessHealthTool()],
+    ['read_system_logs', () => createSystemLogsTool()],
+    ['git_status', () => createGitStatusTool()],
   ];
 }
