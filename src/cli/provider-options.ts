@@ -1,24 +1,7 @@
-import type { Command } from 'commander';
 import type { ToolgateConfig } from '../config/config-schema.js';
 import type { TurnOptions } from '../loop/run-turn.js';
 import { ProviderSetupError, type ResolvedProvider, resolveProvider } from '../providers/resolve-provider.js';
 import { UsageError } from './usage-error.js';
-
-/** The options `run` and `chat` share for choosing the model. */
-export function withProviderOptions(cmd: Command): Command {
-  return cmd
-    .option(
-      '--provider <name>',
-      'openai, openai-responses, anthropic, gemini, openai-compatible, or a [providers.NAME] section',
-    )
-    .option('--base-url <url>', 'the API endpoint (e.g. http://127.0.0.1:11434/v1 for Ollama)')
-    .option('--model <name>', 'the model name')
-    .option('--system <text>', "the system prompt (default: the provider section's `system`)")
-    .option(
-      '--max-iterations <n>',
-      'tool batches per turn (default tools.max_tool_iterations_per_user_turn)',
-    );
-}
 
 export interface ProviderFlags {
   provider?: string;

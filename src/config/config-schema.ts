@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { GOVERNANCE_MODES } from '../core/tier.js';
 
 /**

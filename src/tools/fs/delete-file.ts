@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { removeEntry } from '../../sandbox/safe-fs.js';
 import type { StaleGuard } from './stale-guard.js';

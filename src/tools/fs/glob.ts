@@ -1,6 +1,5 @@
 import path from 'node:path';
-import { glob as tinyglob } from 'tinyglobby';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
 import { openForRead, throughFd, throughFdForChild } from '../../sandbox/safe-fs.js';
@@ -112,6 +111,8 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
           const fixed = literal.slice(0, literal.findIndex((s) => /[*?[\]{}()!\\]/.test(s)) >>> 0);
           if (fixed.length > 0) ctx.sandbox.resolve(path.posix.join(base.relative, ...fixed));
           // Walk from the verified directory inode, not its name (which a racing link could take over).
+          // Loaded only here: with ripgrep present, never.
+          const { glob: tinyglob } = await import('tinyglobby');
           found = await tinyglob(a.pattern, {
             cwd: throughFd(handle, base.absolute),
             dot: a.include_hidden,

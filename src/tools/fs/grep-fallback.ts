@@ -1,7 +1,6 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import picomatch from 'picomatch';
-import { glob as tinyglob } from 'tinyglobby';
 import { ToolError } from '../../core/tool-error.js';
 import { descriptorIsUnder, throughFd } from '../../sandbox/safe-fs.js';
 import { GitignoreFilter } from './gitignore-filter.js';
@@ -48,6 +47,7 @@ export async function grepWithJavaScript(
   if (!target.dir) return { stopped: false };
   const dirPath = throughFd(target.dir, target.baseAbsolute);
   const prefix = target.baseRelative === '.' ? '' : `${target.baseRelative}/`;
+  const { glob: tinyglob } = await import('tinyglobby'); // only without ripgrep
   const files = (
     await tinyglob('**/*', {
       cwd: dirPath,

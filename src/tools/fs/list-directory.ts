@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { constants, type Dirent } from 'node:fs';
 import { type FileHandle, lstat, open, readdir } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
 import { fitJson } from '../../output/fit-json.js';

@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import type { ToolContext, ToolOutput } from '../../core/tool-definition.js';
 import { ToolError } from '../../core/tool-error.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { writeFileAtomic } from '../../sandbox/safe-fs.js';
 import { readExisting } from './read-existing.js';

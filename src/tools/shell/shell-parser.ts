@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Language, Parser } from 'web-tree-sitter';
+import type { Parser } from 'web-tree-sitter';
 
 /**
  * The bash grammar (tree-sitter-bash, as wasm: no native build). Loading is async and done once per
@@ -11,6 +11,8 @@ let ready: Parser | undefined;
 
 export function loadShellParser(): Promise<Parser> {
   loading ??= (async () => {
+    // Imported here, not at the top: commands that run no shell call never load it.
+    const { Language, Parser } = await import('web-tree-sitter');
     const require = createRequire(import.meta.url);
     await Parser.init();
     const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));

@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
 import { fitJson } from '../../output/fit-json.js';

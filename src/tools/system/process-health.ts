@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
 
