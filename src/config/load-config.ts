@@ -27,7 +27,9 @@ export interface LoadedConfig {
 
 /** Validates a parsed config object; `file`/`text` only sharpen the error message. */
 export function validateConfig(value: unknown, file = '(inline config)', text = ''): ToolgateConfig {
-  const parsed = configSchema.safeParse(value);
+  // jitless: a config is parsed once or twice per process, and compiling zod's fast path for every
+  // object of the schema (new Function) costs more than the parse it would speed up.
+  const parsed = configSchema.safeParse(value, { jitless: true });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     if (!issue) throw new ConfigError(file, undefined, undefined, 'invalid configuration');

@@ -34,14 +34,18 @@ export function denyMatcher(
     patterns.map((p) => `(?:${picomatch.makeRe(p, options).source})`).join('|'),
     nocase ? 'i' : '',
   );
-  const matchers = patterns.map((pattern) => ({ pattern, test: picomatch(pattern, options) }));
+  // Which pattern matched is asked only after the combined expression matched: compiled then.
+  let matchers: { pattern: string; test: (p: string) => boolean }[] | undefined;
+  const which = (p: string) => {
+    matchers ??= patterns.map((pattern) => ({ pattern, test: picomatch(pattern, options) }));
+    return matchers.find((m) => m.test(p))?.pattern;
+  };
   const literals = patterns.map(requiredLiteral);
   // One pattern without a required literal (say "**/*") means every path needs the full test.
   const needles = literals.every((l) => l !== undefined)
     ? literals.map((l) => (nocase ? (l as string).toLowerCase() : (l as string)))
     : undefined;
-  const full = (p: string) =>
-    any.test(p) ? (matchers.find((m) => m.test(p))?.pattern ?? 'denied') : undefined;
+  const full = (p: string) => (any.test(p) ? (which(p) ?? 'denied') : undefined);
   if (!needles || patterns.length === 0) return { test: full, any };
   return {
     any,

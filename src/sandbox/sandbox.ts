@@ -56,9 +56,12 @@ export class Sandbox {
   readonly #prefixes: readonly string[];
   readonly workingDir: string;
   readonly allowAbsolute: boolean;
-  readonly #isDenied: (posixPath: string) => string | undefined;
-  /** Whether absolute paths need a pattern check too (absolute patterns, or a root inside a denied area). */
-  readonly #checkAbsolute: boolean;
+  readonly #patterns: readonly string[];
+  /**
+   * The denied-pattern matcher, and whether absolute paths need a pattern check too (absolute
+   * patterns, or a root inside a denied area). Compiled on the first path checked.
+   */
+  #deny: { isDenied: (posixPath: string) => string | undefined; checkAbsolute: boolean } | undefined;
   readonly #deniedFiles: ReadonlySet<string>;
 
   constructor(options: SandboxOptions) {
@@ -82,13 +85,23 @@ export class Sandbox {
       ...(options.includeDefaultDenies === false ? [] : DEFAULT_DENIED_PATTERNS),
       ...(options.deniedPatterns ?? []),
     ]);
+    this.#patterns = patterns;
+    this.#deniedFiles = new Set((options.deniedFiles ?? []).map((file) => path.resolve(base, file)));
+    // Compiling the patterns takes milliseconds that a server answering tools/list does not need:
+    // done on the first path checked, or now when the config adds patterns (a bad one fails here).
+    if (options.deniedPatterns?.length) this.#denials();
+  }
+
+  #denials(): { isDenied: (posixPath: string) => string | undefined; checkAbsolute: boolean } {
+    if (this.#deny) return this.#deny;
+    const patterns = this.#patterns;
     const { test, any } = denyMatcher(patterns, process.platform === 'win32');
-    this.#isDenied = test;
     // Relative patterns see the root-relative path; the absolute form only adds something when a
     // pattern is absolute or a root itself lies inside a denied area (say a root under ~/.ssh).
-    this.#checkAbsolute =
+    const checkAbsolute =
       patterns.some((p) => p.startsWith('/')) || this.roots.some((root) => any.test(`${toPosix(root)}/x`));
-    this.#deniedFiles = new Set((options.deniedFiles ?? []).map((file) => path.resolve(base, file)));
+    this.#deny = { isDenied: test, checkAbsolute };
+    return this.#deny;
   }
 
   /** The root containing an absolute canonical path, if any (sibling-prefix safe). */
@@ -106,12 +119,14 @@ export class Sandbox {
 
   /** Whether an entry found inside a root (by its root-relative and absolute path) is denied. */
   isDeniedEntry(relative: string, absolute: string): boolean {
-    return this.#isDenied(relative) !== undefined || this.#deniedFiles.has(absolute);
+    return (
+      (this.#deny ?? this.#denials()).isDenied(relative) !== undefined || this.#deniedFiles.has(absolute)
+    );
   }
 
   /** The denied pattern a root-relative path matches, if any (for tools that list many paths). */
   deniedPattern(relative: string): string | undefined {
-    return this.#isDenied(relative);
+    return (this.#deny ?? this.#denials()).isDenied(relative);
   }
 
   /**
@@ -134,8 +149,9 @@ export class Sandbox {
   /** Step 7 of FR-VAL-04: denied patterns (root-relative, and absolute where it matters) and own files. */
   #checkDenied(resolved: ResolvedPath): ResolvedPath {
     const { input, absolute, relative } = resolved;
+    const deny = this.#deny ?? this.#denials();
     const denied =
-      this.#isDenied(relative) ?? (this.#checkAbsolute ? this.#isDenied(toPosix(absolute)) : undefined);
+      deny.isDenied(relative) ?? (deny.checkAbsolute ? deny.isDenied(toPosix(absolute)) : undefined);
     if (denied !== undefined) {
       throw violation(`path "${relative}" is denied by the pattern "${denied}"`, {
         attempted: input,
