@@ -221,6 +221,7 @@ await pipelineOverhead();
 rows.push(...(await journalSpeed()));
 bigOutput();
 rows.push(...(await mcpVsFilesystem()));
+rows.push(...(await (await import('./startup.js')).startup())); // spawn → tools/list, exec: warm and cold
 rows.push(...(await (await import('./mcp-load.js')).mcpLoad())); // 50 sessions × 1,000 calls over HTTP: minutes
 rows.push(...streamDecode());
 sandboxCheck();
