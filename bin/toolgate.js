@@ -3,13 +3,24 @@
 // `npm run build`): a few files to read and compile instead of hundreds, for a fast start.
 import { existsSync } from 'node:fs';
 import module from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
 
 const entry = new URL('../dist/bundle/toolgate.js', import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write('toolgate: dist/ is missing; run `npm run build` first\n');
   process.exit(1);
 }
-// Node 22.1+ keeps compiled code between runs; Node 20 has no such cache and compiles every start.
-module.enableCompileCache?.();
+// Node 22.1+ can keep compiled code between runs (Node 20 compiles at every start). Kept in the
+// user's own cache directory, not in the shared temporary directory Node would choose, where
+// another user could leave code for this process to run.
+if (module.enableCompileCache) {
+  try {
+    const cache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+    module.enableCompileCache(path.join(cache, 'toolgate', 'node-compile-cache'));
+  } catch {
+    // no cache: compiled as on Node 20
+  }
+}
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv);
