@@ -5,7 +5,7 @@
 // dist/bundle/toolgate.js is the entry bin/toolgate.js loads; every command's module and what only
 // it uses stay behind a dynamic import, so esbuild splits them into chunks loaded on demand (the
 // HTTP server for `mcp --http`, ink and react for `chat` are never read by `mcp` or `exec`).
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -26,9 +26,6 @@ const EXTERNAL = [
   'react',
   'react/*',
 ];
-
-// Chunk names carry a content hash: the old ones go first.
-rmSync(path.join(REPO, 'dist/bundle'), { recursive: true, force: true });
 
 // The MCP SDK's Server makes an ajv instance with every format when it is constructed, to check
 // elicitation answers, and imports ajv (~200 KB) to do so: at every start, for something most
@@ -112,6 +109,7 @@ const result = await build({
   sourcemap: 'linked',
   sourcesContent: false,
   metafile: true,
+  write: false,
   logLevel: 'warning',
   plugins: [lazyAjvProvider, nativeAddon],
 });
@@ -136,6 +134,26 @@ if (locales.length > 0) {
   throw new Error(
     `bundle-cli: zod's locales are in the bundle (${locales.length} files): import zod as \`import * as z from 'zod'\`, not \`import { z } from 'zod'\``,
   );
+}
+
+// Written without a moment where a CLI started meanwhile (tests run while others build) finds a
+// file missing or half written: each file to a temporary name, then renamed over the old one, the
+// entry last; then what the new build no longer has is removed (chunk names carry a content hash).
+const outdir = path.join(REPO, 'dist/bundle');
+const entryFile = path.join(outdir, 'toolgate.js');
+const files = [...result.outputFiles].sort(
+  (a, b) => Number(a.path === entryFile) - Number(b.path === entryFile),
+);
+for (const file of files) {
+  mkdirSync(path.dirname(file.path), { recursive: true });
+  const temporary = `${file.path}.${process.pid}.tmp`;
+  writeFileSync(temporary, file.contents);
+  renameSync(temporary, file.path);
+}
+const written = new Set(files.map((f) => f.path));
+for (const entry of readdirSync(outdir, { recursive: true, withFileTypes: true })) {
+  const file = path.join(entry.parentPath, entry.name);
+  if (entry.isFile() && !written.has(file)) rmSync(file);
 }
 
 const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'));
