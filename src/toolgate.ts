@@ -295,13 +295,18 @@ export class Toolgate {
     options: ExecuteBatchOptions,
     record: BeginBatchOptions,
   ): Promise<ToolResult[]> {
+    // Each call's own times, as the journal records them for a call that ran under its observer.
     const startedAt: number[] = [];
+    const finishedAt: number[] = [];
     const observer: BatchObserver = {
       onCallStart: (p) => {
         startedAt[p.index] = Date.now();
         return options.observer?.onCallStart?.(p);
       },
-      ...(options.observer?.onCallResult ? { onCallResult: options.observer.onCallResult } : {}),
+      onCallResult: (result, p) => {
+        finishedAt[p.index] = Date.now();
+        return options.observer?.onCallResult?.(result, p);
+      },
     };
     const results = await this.#run(planned, { ...options, observer }, undefined);
     const now = Date.now();
@@ -315,7 +320,7 @@ export class Toolgate {
             result,
             status: journalStatus(result, planned[i] as PlannedCall),
             ...(start !== undefined ? { startedAt: start } : {}),
-            finishedAt: now,
+            finishedAt: finishedAt[i] ?? now,
           };
         }),
         record,

@@ -5,7 +5,7 @@ import { validateConfig } from '../../src/config/load-config.js';
 import { type Approver, approveAll } from '../../src/core/confirmation.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { createToolgate } from '../../src/toolgate.js';
-import { testTool } from '../helpers/tools.js';
+import { sleep, testTool } from '../helpers/tools.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 function setup() {
@@ -100,6 +100,27 @@ describe('pipeline with the journal (FR-RES-01, 04a-c)', () => {
     ]);
     expect(results.map((r) => r.ok)).toEqual([true, false, true]);
     other.close();
+    journal.close();
+  });
+
+  it("a read-only batch records each call's own start and finish", async () => {
+    const { root, file } = setup();
+    const journal = SqliteJournal.open(file);
+    const gate = createToolgate({
+      config: validateConfig({}),
+      roots: [root],
+      journal,
+      builtins: false,
+      tools: [testTool('fast'), testTool('slow', async () => sleep(80).then(() => 'slow'))],
+    });
+    await gate.execute([
+      { id: 'f', name: 'fast', arguments: {} },
+      { id: 's', name: 'slow', arguments: {} },
+    ]);
+    const batch = journal.batch(journal.recentBatches(1)[0]?.id as string);
+    const took = (i: number) => (batch?.calls[i]?.finishedAt ?? 0) - (batch?.calls[i]?.startedAt ?? 0);
+    expect(took(1)).toBeGreaterThanOrEqual(70); // slow's own 80 ms
+    expect(took(0)).toBeLessThan(took(1)); // fast finished when it finished, not when the batch did
     journal.close();
   });
 
