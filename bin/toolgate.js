@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
 
 const entry = new URL('../dist/bundle/toolgate.js', import.meta.url);
 if (!existsSync(entry)) {
@@ -22,5 +23,10 @@ if (module.enableCompileCache) {
     // no cache: compiled as on Node 20
   }
 }
+// The bash grammar's lexer (tree-sitter-bash, wasm) is one 160 KB function. V8 recompiles it with
+// its optimizing tier on the first parse: ~0.6 s of CPU and ~50 MB of memory, in the middle of the
+// first run_command. Its baseline code parses a command line in tens of microseconds, so this
+// process (ours: a CLI, not a library's host) keeps wasm at that tier.
+v8.setFlagsFromString('--liftoff-only');
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv);

@@ -33,7 +33,7 @@ export type {
   ToolOutput,
 } from './core/tool-definition.js';
 export { TOOL_ERROR_TYPES, ToolError, type ToolErrorType } from './core/tool-error.js';
-export type { ToolEvent } from './core/tool-event.js';
+export type { ToolEvent, ToolEventSink } from './core/tool-event.js';
 export type { ToolResult } from './core/tool-result.js';
 export { type OpenAiAgentsToolOptions, toOpenAiAgentsTools } from './integrations/openai-agents.js';
 export { toVercelAiTools, type VercelAiTool } from './integrations/vercel-ai.js';

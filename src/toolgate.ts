@@ -11,7 +11,7 @@ import type { PlannedCall } from './core/planned-call.js';
 import { ToolRegistry } from './core/registry.js';
 import type { ToolCall } from './core/tool-call.js';
 import type { AnyToolDefinition } from './core/tool-definition.js';
-import type { ToolEvent } from './core/tool-event.js';
+import type { ToolEventSink } from './core/tool-event.js';
 import type { ToolResult } from './core/tool-result.js';
 import type { BeginBatchOptions, Journal, PlanEntry } from './journal/journal.js';
 import { journalObserver, journalStatus, recordableAfter } from './journal/journal-observer.js';
@@ -70,7 +70,8 @@ export interface ExecuteBatchOptions {
   outputLimit?: number;
   /** The batch id under which calls were already journaled while streaming (recordStreamedCall). */
   batchId?: string;
-  onEvent?: (event: ToolEvent) => void;
+  /** Events while the batch runs; return a promise from an output event to slow the tool down. */
+  onEvent?: ToolEventSink;
   observer?: BatchObserver;
   approver?: Approver;
 }

@@ -23,8 +23,13 @@ export interface ToolContext {
    * again only where it verifies the file it opened is that path (safe-fs does on Linux).
    */
   paths?: readonly ResolvedPath[] | undefined;
-  /** Output as it happens (UI only); raw bytes are fine, they are decoded and sanitized for the UI. */
-  emit(stream: 'stdout' | 'stderr', chunk: string | Uint8Array): void;
+  /** True when someone receives `emit()`: a tool may skip preparing live output nobody reads. */
+  readonly streaming: boolean;
+  /**
+   * Output as it happens (UI only); raw bytes are fine, they are decoded and sanitized for the UI
+   * before `emit` returns (the tool may reuse the buffer). A returned promise means the consumer is behind: produce no more until it settles (backpressure).
+   */
+  emit(stream: 'stdout' | 'stderr', chunk: string | Uint8Array): undefined | PromiseLike<void>;
 }
 
 /** What a tool returns; a plain string is shorthand for `{content}`. */

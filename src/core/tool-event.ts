@@ -4,3 +4,10 @@ export type ToolEvent =
   | { type: 'stdout'; callId: string; chunk: string }
   | { type: 'stderr'; callId: string; chunk: string }
   | { type: 'completed'; callId: string; ok: boolean };
+
+/**
+ * Receives a batch's events. A promise (any thenable) returned for an output event means "slow
+ * down": the tool produces no more output until it settles (backpressure), so a slow UI costs time,
+ * never memory. Any other return value is ignored, so `(e) => events.push(e)` stays a valid sink.
+ */
+export type ToolEventSink = (event: ToolEvent) => unknown;

@@ -175,7 +175,9 @@ export function createMcpServer(options: McpServerOptions): {
       ...(stream
         ? {
             onEvent: (event) => {
-              if (event.type === 'stdout' || event.type === 'stderr') stream.push(event.chunk);
+              // A promise here pauses the command until the client took the output (backpressure).
+              if (event.type === 'stdout' || event.type === 'stderr') return stream.push(event.chunk);
+              return undefined;
             },
           }
         : {}),

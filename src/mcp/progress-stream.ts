@@ -1,31 +1,46 @@
 /**
  * A command's output as MCP progress notifications: coalesced (at most one notification per
  * `intervalMs`, or sooner once `maxChunk` characters wait), in order, and complete — nothing is cut
- * or dropped; the capped head-and-tail is only for the final result.
+ * or dropped; the capped head-and-tail is only for the final result. When more than `highWater`
+ * characters wait or are being written (a client or transport slower than the command), `push`
+ * answers a promise that settles once they went out: the command is paused meanwhile, so memory
+ * stays bounded however much it prints.
  */
 export class ProgressStream {
   readonly #send: (message: string, progress: number) => Promise<void>;
   readonly #intervalMs: number;
   readonly #maxChunk: number;
+  readonly #highWater: number;
   #buffer = '';
   #timer: NodeJS.Timeout | undefined;
   #progress = 0;
   #sending: Promise<void> = Promise.resolve();
+  /** Characters pushed and not yet handed to the transport. */
+  #pending = 0;
 
   constructor(
     send: (message: string, progress: number) => Promise<void>,
-    intervalMs = 250,
-    maxChunk = 1 << 20,
+    options: { intervalMs?: number; maxChunk?: number; highWater?: number } = {},
   ) {
     this.#send = send;
-    this.#intervalMs = intervalMs;
-    this.#maxChunk = maxChunk;
+    this.#intervalMs = options.intervalMs ?? 250;
+    // 64 K characters a notification: clients take a line apart in pieces of their read size, and
+    // a longer line costs them (and the server's memory) more than a few more notifications.
+    this.#maxChunk = options.maxChunk ?? 64 * 1024;
+    this.#highWater = options.highWater ?? 1 << 20;
   }
 
-  push(text: string): void {
+  /** Characters waiting or being written right now. */
+  get pending(): number {
+    return this.#pending;
+  }
+
+  push(text: string): Promise<void> | undefined {
     this.#buffer += text;
+    this.#pending += text.length;
     if (this.#buffer.length >= this.#maxChunk) void this.flush();
     else this.#timer ??= setTimeout(() => void this.flush(), this.#intervalMs);
+    return this.#pending > this.#highWater ? this.flush() : undefined;
   }
 
   /** Sends what waits; resolves once everything pushed so far has been handed to the transport. */
@@ -36,7 +51,13 @@ export class ProgressStream {
     this.#buffer = '';
     if (text) {
       const progress = ++this.#progress;
-      this.#sending = this.#sending.then(() => this.#send(text, progress)).catch(() => {});
+      // A failed send (client gone) still counts as done: the call's own result reports the end.
+      this.#sending = this.#sending
+        .then(() => this.#send(text, progress))
+        .catch(() => {})
+        .finally(() => {
+          this.#pending -= text.length;
+        });
     }
     return this.#sending;
   }

@@ -1,6 +1,6 @@
 import type { ToolContext } from '../core/tool-definition.js';
 import type { ToolError } from '../core/tool-error.js';
-import type { ToolEvent } from '../core/tool-event.js';
+import type { ToolEventSink } from '../core/tool-event.js';
 import { isCleanAscii } from '../output/clean-ascii.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import type { ResolvedPath, Sandbox } from '../sandbox/sandbox.js';
@@ -14,7 +14,8 @@ export class CallContext implements ToolContext {
   readonly sandbox: Sandbox;
   readonly outputLimit: number;
   readonly paths: readonly ResolvedPath[] | undefined;
-  readonly #onEvent: ((event: ToolEvent) => void) | undefined;
+  readonly streaming: boolean;
+  readonly #onEvent: ToolEventSink | undefined;
   #controller: AbortController | undefined;
   #stopReason: ToolError | undefined;
 
@@ -23,13 +24,14 @@ export class CallContext implements ToolContext {
     sandbox: Sandbox,
     outputLimit: number,
     paths: readonly ResolvedPath[] | undefined,
-    onEvent: ((event: ToolEvent) => void) | undefined,
+    onEvent: ToolEventSink | undefined,
   ) {
     this.callId = callId;
     this.sandbox = sandbox;
     this.outputLimit = outputLimit;
     this.paths = paths;
     this.#onEvent = onEvent;
+    this.streaming = onEvent !== undefined;
   }
 
   get signal(): AbortSignal {
@@ -40,10 +42,17 @@ export class CallContext implements ToolContext {
     return this.#controller.signal;
   }
 
-  /** Bound, so a tool may hand it on as a callback. Output after the call stopped is dropped. */
-  readonly emit = (stream: 'stdout' | 'stderr', chunk: string | Uint8Array): void => {
-    if (!this.#stopReason && this.#onEvent)
-      this.#onEvent({ type: stream, callId: this.callId, chunk: terminalSafe(chunk) });
+  /**
+   * Bound, so a tool may hand it on as a callback. Output after the call stopped is dropped. The
+   * consumer's promise, if it returned one, is handed back: the tool waits for it (backpressure).
+   */
+  readonly emit = (
+    stream: 'stdout' | 'stderr',
+    chunk: string | Uint8Array,
+  ): undefined | PromiseLike<void> => {
+    if (this.#stopReason || !this.#onEvent) return undefined;
+    const wait = this.#onEvent({ type: stream, callId: this.callId, chunk: terminalSafe(chunk) });
+    return isThenable(wait) ? wait : undefined;
   };
 
   /** Ends the call for the tool: the first reason given is the one its signal carries. */
@@ -59,4 +68,8 @@ function terminalSafe(chunk: string | Uint8Array): string {
   if (isCleanAscii(chunk))
     return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
   return sanitizeForTerminal(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8'));
+}
+
+function isThenable(value: unknown): value is PromiseLike<void> {
+  return typeof (value as PromiseLike<void> | undefined)?.then === 'function';
 }

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { PlannedCall } from '../core/planned-call.js';
 import type { ToolOutput } from '../core/tool-definition.js';
 import { ToolError } from '../core/tool-error.js';
-import type { ToolEvent } from '../core/tool-event.js';
+import type { ToolEventSink } from '../core/tool-event.js';
 import type { ToolResult } from '../core/tool-result.js';
 import { failureResult, successResult } from '../output/finalize-result.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
@@ -26,7 +26,7 @@ export interface ExecuteOptions {
   outputMaxLines?: number | undefined;
   allowParallel: boolean;
   signal?: AbortSignal;
-  emit?: (event: ToolEvent) => void;
+  emit?: ToolEventSink;
   observer?: BatchObserver;
   rates?: RateCounter;
 }

@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { execSync, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -68,6 +68,46 @@ describe('run_command execution (FR-TOOL-CMD-01, FR-EXE-03..06)', () => {
     expect(chunks.length).toBeGreaterThanOrEqual(2);
     expect(chunks.join('')).toBe('price: € and red\n');
     expect(chunks.join('')).not.toContain('\ufffd');
+  });
+
+  it("stdout is a real pipe, not Node's socketpair (a producer writes to a pipe at full speed)", async () => {
+    const { r } = await run(root, { command: 'stat -L -c %F /dev/stdout; stat -L -c %F /dev/stderr >&2' });
+    expect(r.content).toBe('fifo\n\n\n[stderr]\nsocket\n');
+  });
+
+  it('a consumer that is behind pauses the command: what it holds stays bounded, and every byte arrives in order', async () => {
+    // The consumer keeps at most ~1 MB: above that it answers with a promise settled when it has
+    // worked its queue off, slowly. Without backpressure it would hold all 32 MB at once.
+    const total = 32 * 1024 * 1024;
+    writeFileSync(path.join(root, 'count.sh'), `seq 1 100000000 | head -c ${total}\n`);
+    let held = 0;
+    let peak = 0;
+    let received = '';
+    const [r] = await gate(root, { run_command: { allow: ['sh'] } }).execute(
+      [{ id: '1', name: 'run_command', arguments: { command: 'sh count.sh' } }],
+      {
+        onEvent: (e) => {
+          if (e.type !== 'stdout') return undefined;
+          held += e.chunk.length;
+          peak = Math.max(peak, held);
+          received += e.chunk;
+          if (held < 1024 * 1024) return undefined;
+          return new Promise<void>((resolve) =>
+            setTimeout(() => {
+              held = 0;
+              resolve();
+            }, 20),
+          );
+        },
+      },
+    );
+    expect(r?.ok).toBe(true);
+    expect(received.length).toBe(total);
+    expect(received).toBe(
+      execSync(`seq 1 100000000 | head -c ${total}`, { maxBuffer: 2 * total }).toString(),
+    );
+    // One coalesced piece (64 KB) can be on its way when the consumer says it is behind.
+    expect(peak).toBeLessThan(1024 * 1024 + 2 * 64 * 1024);
   });
 
   it('a non-zero exit is ExecutionFailed that still carries the exit code and the output', async () => {

@@ -23,16 +23,19 @@ export function shellArgv(command: string): string[] {
   return [SETPRIV, '--pdeathsig', 'HUP', '--', ...SHELL, guard, 'toolgate-guard', command];
 }
 
-/** Starts the command as the leader of a new process group (seed 000 FR-EXE-05/06), stdin closed. */
+/**
+ * Starts the command as the leader of a new process group (seed 000 FR-EXE-05/06), stdin closed.
+ * `stdoutFd`: a pipe the caller made for stdout (then `child.stdout` is null); else Node's own.
+ */
 export function spawnShell(
   command: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv; argv?: string[] },
+  options: { cwd: string; env: NodeJS.ProcessEnv; argv?: string[]; stdoutFd?: number },
 ): ChildProcess {
   const [file, ...args] = options.argv ?? shellArgv(command);
   return spawn(file as string, args, {
     cwd: options.cwd,
     env: options.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', options.stdoutFd ?? 'pipe', 'pipe'],
     detached: true,
   });
 }

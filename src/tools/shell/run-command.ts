@@ -1,3 +1,6 @@
+import type { ChildProcess } from 'node:child_process';
+import { closeSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import * as z from 'zod';
 import type { CommandFacts } from '../../core/command-facts.js';
 import { defineTool } from '../../core/define-tool.js';
@@ -8,9 +11,10 @@ import { JOB_LIFETIME, type JobManager } from './background-jobs.js';
 import { scrubEnv, withSandboxEnv } from './env-scrub.js';
 import type { OsSandbox } from './os-sandbox.js';
 import { HeadTailBuffer } from './output-buffer.js';
+import { OutputEvents } from './output-events.js';
+import { readPipe, sharedPipePool } from './pipe-pool.js';
 import { signalGroup, spawnShell, stopGroup } from './process-group.js';
 import { loadShellParser } from './shell-parser.js';
-import { Utf8Chunks } from './utf8-chunks.js';
 
 export interface RunCommandSettings {
   /** Most a call may run ([tools.timeouts] shell_commands_seconds); timeout_ms is capped by it. */
@@ -73,6 +77,7 @@ export function createRunCommandTool(settings: RunCommandSettings) {
     commandFacts: (a): CommandFacts => analyzeCommand(a.command),
     approvalDetail: (a) => visibleCommand(a.command),
     prepare: async () => {
+      sharedPipePool().warm();
       await loadShellParser();
     },
     ...(settings.osSandbox ? { dispose: () => (settings.osSandbox as OsSandbox).shutdown() } : {}),
@@ -86,8 +91,8 @@ export function createRunCommandTool(settings: RunCommandSettings) {
         argv = wrapped.argv;
         env = withSandboxEnv(env, wrapped.env, process.env, settings.envDenylist);
       }
-      const child = spawnShell(a.command, { cwd: cwd.absolute, env, ...(argv ? { argv } : {}) });
       if (a.background) {
+        const child = spawnShell(a.command, { cwd: cwd.absolute, env, ...(argv ? { argv } : {}) });
         const job = settings.jobs.start(a.command, child);
         await new Promise<void>((resolve, reject) => {
           child.once('spawn', resolve);
@@ -100,27 +105,59 @@ export function createRunCommandTool(settings: RunCommandSettings) {
           metadata: { job: job.id, pid: child.pid },
         };
       }
+      // stdout into a real pipe where one can be had: a socketpair slows a fast producer down.
+      const pipe = await sharedPipePool().take();
+      let child: ChildProcess;
+      try {
+        child = spawnShell(a.command, {
+          cwd: cwd.absolute,
+          env,
+          ...(argv ? { argv } : {}),
+          ...(pipe ? { stdoutFd: pipe.writeFd } : {}),
+        });
+      } catch (error) {
+        if (pipe) closeSync(pipe.readFd);
+        throw new ToolError('ExecutionFailed', `could not start the command: ${(error as Error).message}`);
+      } finally {
+        pipe?.closeWriteEnd(); // the child has its own copy now: EOF comes when the command's side closes
+      }
       const stdout = new HeadTailBuffer(settings.keepBytes, settings.keepBytes);
       const stderr = new HeadTailBuffer(settings.keepBytes, settings.keepBytes);
-      // Events carry whole characters: a UTF-8 sequence split across two reads waits for its end.
-      const outChars = new Utf8Chunks();
-      const errChars = new Utf8Chunks();
-      const emitWhole = (stream: 'stdout' | 'stderr', piece: Uint8Array) => {
-        if (piece.length > 0) ctx.emit(stream, piece);
+      // While the consumer is behind, the pipes are not read: the command waits, memory stays flat.
+      const streams: (Readable | null | undefined)[] = [child.stderr];
+      let behind = 0;
+      let stopped = false;
+      const caughtUp = () => {
+        if (--behind === 0 || stopped) for (const s of streams) s?.resume();
       };
-      child.stdout?.on('data', (chunk: Buffer) => {
+      const events = ctx.streaming
+        ? new OutputEvents({
+            emit: (stream, bytes) => ctx.emit(stream, bytes),
+            onBehind: (wait) => {
+              if (behind++ === 0 && !stopped) for (const s of streams) s?.pause();
+              wait.then(caughtUp, caughtUp);
+            },
+          })
+        : undefined;
+      // Chunks are views into a reused read buffer: everything below copies what it keeps.
+      const onOut = (chunk: Uint8Array) => {
         stdout.push(chunk);
-        emitWhole('stdout', outChars.push(chunk));
-      });
-      child.stdout?.on('end', () => emitWhole('stdout', outChars.end()));
+        events?.push('stdout', chunk);
+      };
+      const out = pipe ? readPipe(pipe.readFd, onOut) : child.stdout?.on('data', onOut);
+      streams.push(out);
+      out?.on('end', () => events?.end('stdout'));
       child.stderr?.on('data', (chunk: Buffer) => {
         stderr.push(chunk);
-        emitWhole('stderr', errChars.push(chunk));
+        events?.push('stderr', chunk);
       });
-      child.stderr?.on('end', () => emitWhole('stderr', errChars.end()));
+      child.stderr?.on('end', () => events?.end('stderr'));
       let stopReason: 'timeout' | 'cancel' | undefined;
       const stop = (why: 'timeout' | 'cancel') => {
         stopReason ??= why;
+        // A stopped call reads its pipes to the end whatever the consumer does, so `close` comes.
+        stopped = true;
+        for (const s of streams) s?.resume();
         void stopGroup(child, settings.graceMs);
       };
       const timer = setTimeout(() => stop('timeout'), timeoutMs);
@@ -130,11 +167,16 @@ export function createRunCommandTool(settings: RunCommandSettings) {
         const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
           (resolve, reject) => {
             child.once('error', reject);
-            child.once('close', (c, s) => resolve({ code: c, signal: s }));
+            // With our own pipe, Node's `close` does not wait for it: its end of file is awaited too.
+            const outClosed = new Promise((done) =>
+              pipe && out ? out.once('close', done) : done(undefined),
+            );
+            child.once('close', (c, s) => void outClosed.then(() => resolve({ code: c, signal: s })));
             // The leader may exit while children still hold the pipes open: stop them, so `close` comes.
             child.once('exit', () => signalGroup(child.pid, 'SIGKILL'));
           },
         );
+        events?.flush();
         const output = stdout.text() + (stderr.total > 0 ? `\n\n[stderr]\n${stderr.text()}` : '');
         const body = truncateOutput(output, ctx.outputLimit).text;
         if (stopReason === 'timeout') {
@@ -167,6 +209,7 @@ export function createRunCommandTool(settings: RunCommandSettings) {
         ctx.signal.removeEventListener('abort', onAbort);
         signalGroup(child.pid, 'SIGKILL'); // nothing of the command outlives the call
         settings.osSandbox?.done();
+        if (pipe) out?.destroy();
       }
     },
   });

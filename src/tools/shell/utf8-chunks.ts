@@ -2,20 +2,23 @@
  * Cuts a byte stream into pieces that end on whole UTF-8 characters: a character split across two
  * reads of a pipe is held back and sent with the next piece, so a UI never shows U+FFFD for it.
  */
+const EMPTY = new Uint8Array(0);
+
 export class Utf8Chunks {
-  #held: Uint8Array = new Uint8Array(0);
+  #held: Uint8Array = EMPTY;
 
   push(chunk: Uint8Array): Uint8Array {
     const bytes = this.#held.length ? Buffer.concat([this.#held, chunk]) : chunk;
     const cut = bytes.length - incompleteTail(bytes);
-    this.#held = bytes.subarray(cut);
+    // A copy of the (at most 3) held bytes: the caller may reuse the buffer it passed in.
+    this.#held = cut === bytes.length ? EMPTY : Uint8Array.from(bytes.subarray(cut));
     return bytes.subarray(0, cut);
   }
 
   /** Whatever is still held (an unfinished character at the very end of the stream). */
   end(): Uint8Array {
     const rest = this.#held;
-    this.#held = new Uint8Array(0);
+    this.#held = EMPTY;
     return rest;
   }
 }
