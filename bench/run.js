@@ -190,36 +190,9 @@ async function readTail() {
   ]);
 }
 
-function bigOutput() {
-  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-')));
-  const bytes = 1024 * 1024 * 1024;
-  const out = spawnSync(process.execPath, ['test/shell/big-output-worker.mjs', dir, String(bytes)], {
-    encoding: 'utf8',
-  });
-  const report = JSON.parse(out.stdout);
-  const t = performance.now();
-  spawnSync('sh', ['-c', `head -c ${bytes} /dev/zero | tr '\\0' 'x' | cat > /dev/null`]);
-  const refSeconds = (performance.now() - t) / 1000;
-  const mbps = (b, s) => `${(b / s / 1e6).toFixed(0)} MB/s`;
-  rows.push([
-    'run_command printing 1 GB: throughput',
-    mbps(bytes, report.seconds),
-    `same pipeline into cat > /dev/null ${mbps(bytes, refSeconds)}`,
-    `${(report.seconds / refSeconds).toFixed(2)}× the time`,
-    '—',
-  ]);
-  rows.push([
-    'run_command printing 1 GB: peak RSS of toolgate',
-    `${(report.maxRss / 1e6).toFixed(0)} MB`,
-    `RSS before the command ${(report.rssBefore / 1e6).toFixed(0)} MB`,
-    `+${((report.maxRss - report.rssBefore) / 1e6).toFixed(0)} MB`,
-    '≤ 150 MB',
-  ]);
-}
-
 await pipelineOverhead();
 rows.push(...(await journalSpeed()));
-bigOutput();
+rows.push(...(await (await import('./big-output.js')).bigOutput())); // 1 GB through run_command: exec and MCP
 rows.push(...(await mcpVsFilesystem()));
 rows.push(...(await (await import('./startup.js')).startup())); // spawn → tools/list, exec: warm and cold
 rows.push(...(await (await import('./mcp-load.js')).mcpLoad())); // 50 sessions × 1,000 calls over HTTP: minutes
