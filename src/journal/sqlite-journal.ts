@@ -146,6 +146,9 @@ export class SqliteJournal implements Journal {
    * loop, most of them read-only and so never an open batch, and a flush must not stop them.
    */
   #concurrent = false;
+  #rateIndexReady = false;
+  /** Within one write transaction: the next message seq per session (see #message). */
+  readonly #nextSeq = new Map<string, number>();
   #firstSession: string | undefined;
 
   private constructor(location: string, db: Database.Database) {
@@ -265,6 +268,7 @@ export class SqliteJournal implements Journal {
 
   /** Runs one write transaction, turning SQLite errors into JournalErrors. */
   #write<T>(fn: () => T): T {
+    this.#nextSeq.clear(); // what another process appended since is read again inside the lock
     try {
       if (this.#pendingReads.size === 0) return this.#transaction.immediate(fn) as T;
       const reads = [...this.#pendingReads.values()];
@@ -313,7 +317,9 @@ export class SqliteJournal implements Journal {
     callId: string | null,
     json = JSON.stringify(content),
   ) {
-    const { seq } = this.#stmt.nextSeq.get(session) as { seq: number };
+    // Looked up once per session and transaction: the write lock is held, nobody else appends.
+    const seq = this.#nextSeq.get(session) ?? (this.#stmt.nextSeq.get(session) as { seq: number }).seq;
+    this.#nextSeq.set(session, seq + 1);
     this.#stmt.insertMessage.run(session, seq, role, batchId, callId, json, Date.now());
   }
 
@@ -553,7 +559,19 @@ export class SqliteJournal implements Journal {
   }
 
   countCallsSince(tool: string, since: number): number {
+    this.#ensureRateIndex();
     return (this.#stmt.countSince.get(tool, since) as { n: number }).n;
+  }
+
+  /** Made on first use (see schema.ts); where it cannot be (a busy or read-only file) counting scans. */
+  #ensureRateIndex(): void {
+    if (this.#rateIndexReady) return;
+    try {
+      this.#db.exec('CREATE INDEX IF NOT EXISTS calls_name_started ON calls(name, started_at)');
+      this.#rateIndexReady = true;
+    } catch {
+      // Counted without the index this time; tried again on the next count.
+    }
   }
 
   #toRecord(row: BatchRow): BatchRecord {

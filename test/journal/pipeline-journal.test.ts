@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
 import { type Approver, approveAll } from '../../src/core/confirmation.js';
@@ -278,6 +279,25 @@ describe('pipeline with the journal (FR-RES-01, 04a-c)', () => {
       expect(r?.error?.type).toBe(run < 2 ? 'NotFound' : 'LimitExceeded');
       journal.close();
     }
+    // The index that counting uses was made by the first count (a journal without rate limits has none).
+    const db = new Database(file, { readonly: true });
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'calls_name_started'").get()).toBeTruthy();
+    db.close();
+  });
+
+  it('a journal without rate limits has no rate index: each commit writes one page fewer', async () => {
+    const { root, file } = setup();
+    const journal = SqliteJournal.open(file);
+    await createToolgate({ config: validateConfig({}), roots: [root], journal }).execute([
+      { id: 'x', name: 'list_directory', arguments: { path: '.' } },
+    ]);
+    journal.close();
+    const db = new Database(file, { readonly: true });
+    const indexes = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'calls'")
+      .all();
+    db.close();
+    expect(indexes).toEqual([{ name: 'sqlite_autoindex_calls_1' }]);
   });
 
   it("a journal that cannot record withholds a read-only batch's results (nothing unjournaled is handed out)", async () => {
