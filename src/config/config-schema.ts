@@ -130,6 +130,34 @@ const runCommand = z
 // Sections owned by later capabilities: accepted as tables now so a config written for them loads.
 const reserved = z.record(z.string(), z.unknown()).optional();
 
+/** web_fetch (docs/WEB.md). */
+const web = z
+  .strictObject({
+    /** `host:port` entries that may be fetched although private: a local docs server, a test server. */
+    allow_private: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/,
+            'allow_private entries are host:port, e.g. "127.0.0.1:8080", "localhost:3000" or "[::1]:8080"',
+          ),
+      )
+      .default([]),
+    /** Globs on the host name: when any are given, only those (public) hosts may be fetched. */
+    allowed_hosts: names.default([]),
+    /** Globs on the host name that are never fetched. */
+    denied_hosts: names.default([]),
+    max_download_bytes: positiveInt.default(5 * 1024 * 1024),
+    connect_timeout_seconds: z.number().positive().default(10),
+    /** The whole fetch: redirects, download and conversion. */
+    timeout_seconds: z.number().positive().default(30),
+    max_redirects: z.number().int().min(0).max(10).default(5),
+    user_agent: z.string().min(1).default('toolgate-web-fetch/0.1'),
+    search: reserved,
+  })
+  .prefault({});
+
 const tools = z
   .strictObject({
     mode: z.enum(['disabled', 'parse_only', 'enabled']).default('enabled'),
@@ -150,7 +178,7 @@ const tools = z
     policy,
     governance,
     run_command: runCommand,
-    web: reserved,
+    web,
     memory: reserved,
     /** Tools advertised in parse_only mode whose results a person supplies (CFG-TOOLS-02). */
     definitions: z

@@ -1,4 +1,4 @@
-import type { Tier } from './tier.js';
+import { isRepeatable, type Tier } from './tier.js';
 import type { AnyToolDefinition, JsonSchema } from './tool-definition.js';
 
 /** What an export needs of a tool: registry tools and config-defined ones (no tier) alike. */
@@ -63,8 +63,9 @@ export function exportDefinitions(tools: readonly ExportableTool[], format: Defi
         description: tool.description,
         inputSchema: withoutDialect(tool.inputSchema),
         annotations: {
-          readOnlyHint: tool.tier === 'read_only',
+          readOnlyHint: tool.tier !== undefined && isRepeatable(tool.tier),
           destructiveHint: tool.tier === 'privileged',
+          ...(tool.tier === 'network' ? { openWorldHint: true } : {}),
         },
       }));
   }

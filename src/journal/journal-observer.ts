@@ -1,4 +1,5 @@
 import type { PlannedCall } from '../core/planned-call.js';
+import { isRepeatable } from '../core/tier.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { BatchObserver } from '../run/execute-batch.js';
 import type { Journal } from './journal.js';
@@ -19,7 +20,8 @@ export function journalStatus(result: ToolResult, p: PlannedCall): 'done' | 'den
 export function recordableAfter(planned: readonly PlannedCall[]): boolean {
   return planned.every(
     (p) =>
-      p.disposition.kind === 'resolved' || (p.disposition.kind === 'execute' && p.tool?.tier === 'read_only'),
+      p.disposition.kind === 'resolved' ||
+      (p.disposition.kind === 'execute' && p.tool !== undefined && isRepeatable(p.tool.tier)),
   );
 }
 
@@ -33,7 +35,7 @@ export function journalObserver(journal: Journal, batchId: string, next?: BatchO
   return {
     onCallStart(p: PlannedCall) {
       journal.markRunning(batchId, p.index);
-      const flushed = p.tool?.tier === 'read_only' ? undefined : journal.sync();
+      const flushed = p.tool && isRepeatable(p.tool.tier) ? undefined : journal.sync();
       const after = next?.onCallStart;
       if (!flushed) return after?.(p);
       return after ? flushed.then(() => after(p)) : flushed;

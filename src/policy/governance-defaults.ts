@@ -12,7 +12,7 @@ export function governanceDefault(mode: GovernanceMode, tier: Tier): 'allow' | '
     case 'RECOVERY':
       return tier === 'read_only' ? 'allow' : 'ask';
     case 'DEGRADED':
-      return tier === 'privileged' ? 'forbid' : tier === 'side_effecting' ? 'ask' : 'allow';
+      return tier === 'privileged' ? 'forbid' : tier === 'read_only' ? 'allow' : 'ask';
     case 'LOCKDOWN':
       return tier === 'read_only' ? 'allow' : 'forbid';
   }

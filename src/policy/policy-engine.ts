@@ -303,7 +303,9 @@ export class PolicyEngine {
         tool.tier !== 'read_only'
       ) {
         return ask(
-          `"${tool.name}" has side effects and prompt_side_effects is on`,
+          tool.tier === 'network'
+            ? `"${tool.name}" reaches the network and prompt_side_effects is on`
+            : `"${tool.name}" has side effects and prompt_side_effects is on`,
           'tools.approval.prompt_side_effects',
         );
       }

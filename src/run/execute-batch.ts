@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { PlannedCall } from '../core/planned-call.js';
+import { isRepeatable } from '../core/tier.js';
 import type { ToolOutput } from '../core/tool-definition.js';
 import { ToolError } from '../core/tool-error.js';
 import type { ToolEventSink } from '../core/tool-event.js';
@@ -105,7 +106,7 @@ function limitsOf(options: ExecuteOptions): OutputLimits {
 }
 
 function isParallelSafe(p: PlannedCall): boolean {
-  return p.disposition.kind === 'execute' && p.tool?.tier === 'read_only';
+  return p.disposition.kind === 'execute' && p.tool !== undefined && isRepeatable(p.tool.tier);
 }
 
 async function runOne(

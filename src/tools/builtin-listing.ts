@@ -723,4 +723,42 @@ export const BUILTIN_LISTING: Readonly<Record<string, ToolListing>> = {
       additionalProperties: false,
     },
   },
+  web_fetch: {
+    description:
+      'Fetch a web page (http/https) and return its main content as Markdown (or text, or HTML); JSON and plain text pass through. Private and local addresses are refused.',
+    tier: 'network',
+    category: 'network',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        url: {
+          type: 'string',
+          minLength: 1,
+          description: 'The http:// or https:// URL to fetch.',
+        },
+        selector: {
+          description:
+            'CSS selector: only the matching elements of an HTML page (default: the main article).',
+          type: 'string',
+          minLength: 1,
+        },
+        format: {
+          default: 'markdown',
+          description:
+            'How an HTML page is returned: readable Markdown (default), plain text, or the HTML itself.',
+          type: 'string',
+          enum: ['markdown', 'text', 'html'],
+        },
+        max_length: {
+          description: 'Most characters of page text to return (the output limit applies as well).',
+          type: 'integer',
+          minimum: 100,
+          maximum: 9007199254740991,
+        },
+      },
+      required: ['url'],
+      additionalProperties: false,
+    },
+  },
 };

@@ -22,6 +22,7 @@ const argsFor: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   }),
   read_system_logs: fc.record({ lines: fc.integer({ min: 1, max: 2000 }) }),
   git_status: fc.record({ path: fc.string({ minLength: 1 }) }),
+  web_fetch: fc.record({ url: fc.webUrl(), format: fc.constantFrom('markdown', 'text', 'html') }),
   delete_file: fc.record({ path: fc.string({ minLength: 1 }), recursive: fc.boolean() }),
   edit_file: fc.record({
     path: fc.string({ minLength: 1 }),
@@ -80,6 +81,7 @@ describe('built-in tool invocations', () => {
       check_process_health: { pids: [1] },
       read_system_logs: { lines: 10 },
       git_status: { path: '.' },
+      web_fetch: { url: 'https://example.org/', format: 'text' },
     };
     expect(Object.keys(valid).sort()).toEqual(tools.map((t) => t.name).sort());
     const gate = createToolgate({

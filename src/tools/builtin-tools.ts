@@ -22,6 +22,7 @@ import { createGitStatusTool } from './system/git-status.js';
 import { createProcessHealthTool } from './system/process-health.js';
 import { createSystemLogsTool } from './system/system-logs.js';
 import { createSystemMetricsTool } from './system/system-metrics.js';
+import { createWebFetchTool } from './web/web-fetch.js';
 
 export interface SessionForTools {
   readCache?: ReadCache;
@@ -125,5 +126,21 @@ export function builtinToolMakers(
     ['check_process_health', () => createProcessHealthTool()],
     ['read_system_logs', () => createSystemLogsTool()],
     ['git_status', () => createGitStatusTool()],
+    [
+      'web_fetch',
+      () => {
+        const web = config.tools.web;
+        return createWebFetchTool({
+          allowPrivate: web.allow_private,
+          allowedHosts: web.allowed_hosts,
+          deniedHosts: web.denied_hosts,
+          maxDownloadBytes: web.max_download_bytes,
+          connectTimeoutMs: web.connect_timeout_seconds * 1000,
+          timeoutMs: web.timeout_seconds * 1000,
+          maxRedirects: web.max_redirects,
+          userAgent: web.user_agent,
+        });
+      },
+    ],
   ];
 }

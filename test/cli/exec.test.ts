@@ -189,6 +189,7 @@ describe('other commands', () => {
       'read_system_logs',
       'run_command',
       'system_metrics_snapshot',
+      'web_fetch',
       'write_file',
     ]);
     const anthropic = JSON.parse(runCli(['tools', '--format', 'anthropic']).stdout) as {

@@ -1,0 +1,91 @@
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import TurndownService from 'turndown';
+import { ToolError } from '../../core/tool-error.js';
+
+export type PageFormat = 'markdown' | 'text' | 'html';
+
+export interface PageText {
+  title: string;
+  text: string;
+}
+
+type Dom = ReturnType<typeof parseHTML>['document'];
+
+/** Elements that are never content. */
+const NOISE = 'script, style, noscript, template, iframe, object, embed';
+
+/**
+ * An HTML page as the model should read it: `selector` (CSS) picks elements first; otherwise
+ * Readability finds the article (the whole body when it finds none). Links and images keep absolute
+ * URLs (resolved against the page's final URL). Markdown via turndown (ATX headings, fenced code),
+ * plain text, or the chosen HTML as it is.
+ */
+export function pageToText(html: string, pageUrl: string, format: PageFormat, selector?: string): PageText {
+  const { document } = parseHTML(html);
+  for (const node of document.querySelectorAll(NOISE)) node.remove();
+  absolutize(document, pageUrl);
+  const title = (document.querySelector('title')?.textContent ?? '').trim();
+  let chosen: string;
+  if (selector) {
+    let nodes: ReturnType<Dom['querySelectorAll']>[number][];
+    try {
+      nodes = [...document.querySelectorAll(selector)];
+    } catch (error) {
+      throw new ToolError(
+        'BadArgs',
+        `the selector ${JSON.stringify(selector)} is not valid CSS (${(error as Error).message})`,
+      );
+    }
+    if (nodes.length === 0) {
+      throw new ToolError(
+        'NotFound',
+        `no element of ${pageUrl} matches the selector ${JSON.stringify(selector)}`,
+      );
+    }
+    chosen = nodes.map((n) => n.outerHTML).join('\n');
+  } else {
+    // Readability edits the document it reads: it gets its own copy.
+    const article = new Readability(parseHTML(document.toString()).document as never).parse();
+    chosen = article?.content ?? document.body?.innerHTML ?? html;
+  }
+  if (format === 'html') return { title, text: chosen };
+  if (format === 'text')
+    return {
+      title,
+      text: tidyText(parseHTML(`<html><body>${chosen}</body></html>`).document.body.textContent ?? ''),
+    };
+  const turndown = new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+  });
+  return { title, text: turndown.turndown(chosen).trim() };
+}
+
+function absolutize(document: Dom, base: string): void {
+  for (const [selector, attribute] of [
+    ['a[href]', 'href'],
+    ['img[src]', 'src'],
+  ] as const) {
+    for (const element of document.querySelectorAll(selector)) {
+      const value = element.getAttribute(attribute);
+      if (value === null) continue;
+      try {
+        element.setAttribute(attribute, new URL(value, base).href);
+      } catch {
+        element.removeAttribute(attribute); // not a URL: nothing a reader could follow
+      }
+    }
+  }
+}
+
+/** Text with runs of blank lines and trailing spaces removed. */
+function tidyText(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.replace(/[ \t]+/g, ' ').trim())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
