@@ -69,7 +69,7 @@ const applyPatch = z.strictObject({ max_patch_bytes: positiveInt.default(524_288
 
 const condition = z.strictObject({
   param: z.string().min(1),
-  operator: z.enum(['equals', 'contains', 'startsWith', 'matches', 'path-glob']),
+  operator: z.enum(['equals', 'contains', 'startsWith', 'matches', 'path-glob', 'host-glob']),
   value: z.union([z.string(), z.array(z.string()).min(1)]),
 });
 

@@ -314,7 +314,7 @@ describe('web_fetch (issue #15)', () => {
     expect(notListed.content).toMatch(/allowed_hosts/);
   });
 
-  it('network tier: asks by default (denied when nobody can answer); the allowlist lets it run', async () => {
+  it('network tier: asks by default (denied when nobody can answer); the allowlist, or a host-glob rule for its hosts, lets it run', async () => {
     const strict = createToolgate({
       config: validateConfig({ tools: { web: { allow_private: [`127.0.0.1:${site.port}`] } } }),
       roots: [root],
@@ -323,5 +323,33 @@ describe('web_fetch (issue #15)', () => {
     expect(r?.ok).toBe(false);
     expect(r?.error?.type).toBe('Denied');
     expect((await fetch(siteUrl('/json'))).ok).toBe(true);
+    // A rule for specific hosts (host-glob on the URL's host) is a standing approval for those only.
+    const byHost = createToolgate({
+      config: validateConfig({
+        tools: {
+          web: { allow_private: [`127.0.0.1:${site.port}`] },
+          policy: {
+            rules: [
+              {
+                tool: 'web_fetch',
+                action: 'allow',
+                conditions: [{ param: 'url', operator: 'host-glob', value: ['127.0.0.1', '*.docs.test'] }],
+              },
+            ],
+          },
+        },
+      }),
+      roots: [root],
+    });
+    const run = async (url: string) =>
+      (await byHost.execute([{ id: '1', name: 'web_fetch', arguments: { url } }]))[0];
+    expect((await run(siteUrl('/json')))?.ok).toBe(true);
+    for (const other of [
+      'http://127.0.0.1.evil.test/',
+      'http://evil.test/?127.0.0.1',
+      'http://docs.test.evil/',
+    ]) {
+      expect((await run(other))?.error?.type, other).toBe('Denied');
+    }
   });
 });
