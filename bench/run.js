@@ -202,6 +202,7 @@ rows.push(...(await shellAnalysis()));
 await grepTree();
 await globTree();
 await readTail();
+rows.push(...(await (await import('./web-fetch.js')).webFetchBench())); // 1 MB page: web_fetch vs undici fetch
 
 console.log(
   `Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${new Date().toISOString().slice(0, 10)}\n`,

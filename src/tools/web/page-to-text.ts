@@ -11,6 +11,7 @@ export interface PageText {
 }
 
 type Dom = ReturnType<typeof parseHTML>['document'];
+type DomElement = ReturnType<Dom['querySelectorAll']>[number];
 
 /** Elements that are never content. */
 const NOISE = 'script, style, noscript, template, iframe, object, embed';
@@ -28,7 +29,7 @@ export function pageToText(html: string, pageUrl: string, format: PageFormat, se
   const title = (document.querySelector('title')?.textContent ?? '').trim();
   let chosen: string;
   if (selector) {
-    let nodes: ReturnType<Dom['querySelectorAll']>[number][];
+    let nodes: DomElement[];
     try {
       nodes = [...document.querySelectorAll(selector)];
     } catch (error) {
@@ -45,9 +46,12 @@ export function pageToText(html: string, pageUrl: string, format: PageFormat, se
     }
     chosen = nodes.map((n) => n.outerHTML).join('\n');
   } else {
-    // Readability edits the document it reads: it gets its own copy.
-    const article = new Readability(parseHTML(document.toString()).document as never).parse();
-    chosen = article?.content ?? document.body?.innerHTML ?? html;
+    // Readability edits the document it reads: nothing else needs this one any more. Its article
+    // comes back as the element itself, so turndown does not parse it again.
+    const article = new Readability(document as never, { serializer: (el) => el }).parse();
+    const element = article?.content as unknown as DomElement | undefined;
+    if (format === 'markdown' && element) return { title, text: markdown(element) };
+    chosen = element?.outerHTML ?? document.body?.innerHTML ?? html;
   }
   if (format === 'html') return { title, text: chosen };
   if (format === 'text')
@@ -55,12 +59,16 @@ export function pageToText(html: string, pageUrl: string, format: PageFormat, se
       title,
       text: tidyText(parseHTML(`<html><body>${chosen}</body></html>`).document.body.textContent ?? ''),
     };
+  return { title, text: markdown(chosen) };
+}
+
+function markdown(input: string | DomElement): string {
   const turndown = new TurndownService({
     headingStyle: 'atx',
     codeBlockStyle: 'fenced',
     bulletListMarker: '-',
   });
-  return { title, text: turndown.turndown(chosen).trim() };
+  return turndown.turndown(input as never).trim();
 }
 
 function absolutize(document: Dom, base: string): void {
