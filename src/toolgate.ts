@@ -17,6 +17,7 @@ import type { BeginBatchOptions, Journal, PlanEntry } from './journal/journal.js
 import { journalObserver, journalStatus, recordableAfter } from './journal/journal-observer.js';
 import { JournalRateCounter } from './journal/journal-rate-counter.js';
 import { JournalReadCache } from './journal/journal-read-cache.js';
+import { JournalTodoStore } from './journal/journal-todo-store.js';
 import { planBatch } from './plan/plan-batch.js';
 import { SchemaValidator } from './plan/schema-validator.js';
 import { hintForAsk } from './policy/allow-hint.js';
@@ -128,6 +129,7 @@ export class Toolgate {
             readCache: options.readCache ?? this.#defaultReadCache(),
             roots: this.sandbox.roots,
             deniedFiles,
+            ...(this.journal ? { todos: new JournalTodoStore(this.journal, this.session) } : {}),
           });
     this.registry = new ToolRegistry([...builtins, ...(options.tools ?? [])]);
     const journalForGrants = this.journal;

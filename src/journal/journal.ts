@@ -4,6 +4,7 @@ import type { PolicyDecision } from '../core/policy-decision.js';
 import type { ToolCall } from '../core/tool-call.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { ReadRecord } from '../tools/fs/read-cache.js';
+import type { Todo } from '../tools/todos/todo-store.js';
 
 /** A call's life in the journal (seed 000 FR-RES-04, issue #4). */
 export type CallStatus =
@@ -122,6 +123,11 @@ export interface Journal {
   /** Kept with the next commit (the call's result): as durable as the result of the call that read. */
   putReadRecord(session: string, path: string, record: ReadRecord): void;
   deleteReadRecord(session: string, path: string): void;
+
+  /** The session's todo list (write_todos), in order. */
+  todos(session: string): Todo[];
+  /** Replaces the session's todo list in one commit. */
+  saveTodos(session: string, todos: readonly Todo[]): void;
 
   /** "Always allow" grants: this session's and every project-wide one. */
   listGrants(session: string): Grant[];

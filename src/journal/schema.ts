@@ -78,6 +78,18 @@ const MIGRATIONS: readonly string[] = [
   `
   DROP INDEX IF EXISTS calls_name_started;
   `,
+  // write_todos: each session's list, in order (issue #15).
+  `
+  CREATE TABLE todos (
+    session_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    task TEXT NOT NULL,
+    completed INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (session_id, position)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

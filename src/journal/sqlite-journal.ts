@@ -8,6 +8,7 @@ import { errorResult } from '../core/make-result.js';
 import type { ToolCall } from '../core/tool-call.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { ReadRecord } from '../tools/fs/read-cache.js';
+import type { Todo } from '../tools/todos/todo-store.js';
 import {
   type BatchRecord,
   type BatchStatus,
@@ -252,6 +253,13 @@ export class SqliteJournal implements Journal {
         'INSERT INTO grants (session_id, tool, prefix, scope, created_at) VALUES (?, ?, ?, ?, ?)',
       ),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
+      todos: db.prepare(
+        'SELECT id, task, completed, created_at FROM todos WHERE session_id = ? ORDER BY position',
+      ),
+      clearTodos: db.prepare('DELETE FROM todos WHERE session_id = ?'),
+      putTodo: db.prepare(
+        'INSERT INTO todos (session_id, position, id, task, completed, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
       countSince: db.prepare('SELECT count(*) AS n FROM calls WHERE name = ? AND started_at >= ?'),
       discard: db.prepare(
         'UPDATE calls SET discarded_result = result, result = ?, status = ?, finished_at = coalesce(finished_at, ?) WHERE batch_id = ? AND call_index = ?',
@@ -512,6 +520,29 @@ export class SqliteJournal implements Journal {
 
   deleteReadRecord(session: string, file: string): void {
     this.#pendingReads.set(readKey(session, file), { session, path: file, record: null });
+  }
+
+  todos(session: string): Todo[] {
+    const rows = this.#stmt.todos.all(session) as {
+      id: string;
+      task: string;
+      completed: number;
+      created_at: number;
+    }[];
+    return rows.map((r) => ({
+      id: r.id,
+      task: r.task,
+      completed: r.completed === 1,
+      createdAt: r.created_at,
+    }));
+  }
+
+  saveTodos(session: string, todos: readonly Todo[]): void {
+    this.#write(() => {
+      this.#stmt.clearTodos.run(session);
+      for (const [i, t] of todos.entries())
+        this.#stmt.putTodo.run(session, i, t.id, t.task, t.completed ? 1 : 0, t.createdAt);
+    });
   }
 
   listGrants(session: string): Grant[] {

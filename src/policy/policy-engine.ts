@@ -300,7 +300,8 @@ export class PolicyEngine {
         approval.mode === 'prompt' &&
         !allowlisted &&
         approval.prompt_side_effects &&
-        tool.tier !== 'read_only'
+        tool.tier !== 'read_only' &&
+        tool.category !== 'session' // write_todos: only toolgate's own session state changes
       ) {
         return ask(
           tool.tier === 'network'

@@ -723,6 +723,36 @@ export const BUILTIN_LISTING: Readonly<Record<string, ToolListing>> = {
       additionalProperties: false,
     },
   },
+  write_todos: {
+    description:
+      'Keep a todo list for this session: add a task, complete or remove one by id, or list them all with their status.',
+    tier: 'side_effecting',
+    category: 'session',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        action: {
+          type: 'string',
+          enum: ['add', 'complete', 'remove', 'list'],
+          description: 'What to do with the todo list.',
+        },
+        task: {
+          description: 'The task (for add).',
+          type: 'string',
+          minLength: 1,
+          maxLength: 2000,
+        },
+        id: {
+          description: 'The todo id, from add or list (for complete and remove).',
+          type: 'string',
+          minLength: 1,
+        },
+      },
+      required: ['action'],
+      additionalProperties: false,
+    },
+  },
   web_fetch: {
     description:
       'Fetch a web page (http/https) and return its main content as Markdown (or text, or HTML); JSON and plain text pass through. Private and local addresses are refused.',

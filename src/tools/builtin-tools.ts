@@ -22,6 +22,8 @@ import { createGitStatusTool } from './system/git-status.js';
 import { createProcessHealthTool } from './system/process-health.js';
 import { createSystemLogsTool } from './system/system-logs.js';
 import { createSystemMetricsTool } from './system/system-metrics.js';
+import { MemoryTodoStore, type TodoStore } from './todos/todo-store.js';
+import { createWriteTodosTool } from './todos/write-todos.js';
 import { createWebFetchTool } from './web/web-fetch.js';
 
 export interface SessionForTools {
@@ -29,6 +31,8 @@ export interface SessionForTools {
   /** The sandbox's canonical roots and toolgate's own files, for the OS sandbox of run_command. */
   roots?: readonly string[];
   deniedFiles?: readonly string[];
+  /** The session's todo list (write_todos); in memory when not given. */
+  todos?: TodoStore;
 }
 
 /**
@@ -126,6 +130,7 @@ export function builtinToolMakers(
     ['check_process_health', () => createProcessHealthTool()],
     ['read_system_logs', () => createSystemLogsTool()],
     ['git_status', () => createGitStatusTool()],
+    ['write_todos', () => createWriteTodosTool(session.todos ?? new MemoryTodoStore())],
     [
       'web_fetch',
       () => {

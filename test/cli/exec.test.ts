@@ -191,6 +191,7 @@ describe('other commands', () => {
       'system_metrics_snapshot',
       'web_fetch',
       'write_file',
+      'write_todos',
     ]);
     const anthropic = JSON.parse(runCli(['tools', '--format', 'anthropic']).stdout) as {
       input_schema: object;

@@ -20,10 +20,6 @@ const NOT_BUILT: Readonly<Record<number, string>> = {
   50: 'memory',
   51: 'memory',
   52: 'memory',
-  53: 'write_todos',
-  54: 'write_todos',
-  55: 'write_todos',
-  56: 'write_todos',
 };
 
 const SEED = path.resolve(REPO, '../shared/seeds/001_1bd00b4fbeb3eaf0.txt');
