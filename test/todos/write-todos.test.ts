@@ -16,7 +16,9 @@ async function call(gate: Toolgate, args: Record<string, unknown>) {
   if (!r) throw new Error('no result');
   return r;
 }
-const list = async (gate: Toolgate) => (await call(gate, { action: 'list' })).metadata?.todos as Todo[];
+const todosOf = (r: { metadata?: Record<string, unknown> | undefined }) => (r.metadata ?? {}).todos as Todo[];
+const todoOf = (r: { metadata?: Record<string, unknown> | undefined }) => (r.metadata ?? {}).todo as Todo;
+const list = async (gate: Toolgate) => todosOf(await call(gate, { action: 'list' }));
 const task = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim().length > 0);
 
 describe('write_todos (issue #15; seed 001 Properties 53-56)', () => {
@@ -28,7 +30,7 @@ describe('write_todos (issue #15; seed 001 Properties 53-56)', () => {
         for (const t of tasks) {
           const r = await call(gate, { action: 'add', task: t });
           expect(r.ok).toBe(true);
-          const added = r.metadata?.todo as Todo;
+          const added = todoOf(r);
           expect(ids.has(added.id)).toBe(false);
           ids.add(added.id);
           expect((await list(gate)).find((x) => x.id === added.id)).toMatchObject({
@@ -82,7 +84,7 @@ describe('write_todos (issue #15; seed 001 Properties 53-56)', () => {
         for (const o of ops) {
           if (o.kind === 'add') {
             const r = await call(gate, { action: 'add', task: o.task });
-            model.push({ id: (r.metadata?.todo as Todo).id, task: o.task, completed: false });
+            model.push({ id: todoOf(r).id, task: o.task, completed: false });
           } else if (model.length > 0) {
             const target = model[o.pick % model.length] as (typeof model)[number];
             await call(gate, { action: o.kind, id: target.id });
@@ -91,9 +93,7 @@ describe('write_todos (issue #15; seed 001 Properties 53-56)', () => {
           }
         }
         const r = await call(gate, { action: 'list' });
-        expect(
-          (r.metadata?.todos as Todo[]).map(({ id, task: t, completed }) => ({ id, task: t, completed })),
-        ).toEqual(model);
+        expect(todosOf(r).map(({ id, task: t, completed }) => ({ id, task: t, completed }))).toEqual(model);
         const text = model.map((t) => `[${t.completed ? 'x' : ' '}] ${t.id}: ${t.task}`).join('\n');
         expect(r.content).toBe(model.length ? text : 'The todo list is empty.');
       }),
@@ -122,7 +122,7 @@ describe('write_todos (issue #15; seed 001 Properties 53-56)', () => {
     const first = open('s1');
     await call(first.gate, { action: 'add', task: 'write the tide tables' });
     const second = await call(first.gate, { action: 'add', task: 'check the moon' });
-    await call(first.gate, { action: 'complete', id: (second.metadata?.todo as Todo).id });
+    await call(first.gate, { action: 'complete', id: todoOf(second).id });
     first.journal.close();
     const again = open('s1');
     expect((await list(again.gate)).map((t) => [t.task, t.completed])).toEqual([
