@@ -16,8 +16,12 @@ async function call(gate: Toolgate, args: Record<string, unknown>) {
   if (!r) throw new Error('no result');
   return r;
 }
-const todosOf = (r: { metadata?: Record<string, unknown> | undefined }) => (r.metadata ?? {}).todos as Todo[];
-const todoOf = (r: { metadata?: Record<string, unknown> | undefined }) => (r.metadata ?? {}).todo as Todo;
+function meta(r: { metadata?: Record<string, unknown> | undefined }): Record<string, unknown> {
+  if (!r.metadata) throw new Error('the result has no metadata');
+  return r.metadata;
+}
+const todosOf = (r: { metadata?: Record<string, unknown> | undefined }) => meta(r).todos as Todo[];
+const todoOf = (r: { metadata?: Record<string, unknown> | undefined }) => meta(r).todo as Todo;
 const list = async (gate: Toolgate) => todosOf(await call(gate, { action: 'list' }));
 const task = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim().length > 0);
 
