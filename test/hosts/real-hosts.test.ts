@@ -132,15 +132,21 @@ const results = (o: Outcome) =>
 /** toolgate's own tools: name → parameter names, from the built CLI. */
 let ownTools: Map<string, string[]>;
 
-/** Every toolgate tool offered, with toolgate's parameters plus exactly `hostAdds`; nothing else of toolgate's. */
-function expectToolsListed(o: Outcome, hostAdds: string[] = []): void {
+/**
+ * Every toolgate tool offered, with toolgate's parameters plus exactly `hostAdds`; nothing else of
+ * toolgate's. `hostHides`: tools the host itself leaves out (named in the README).
+ */
+function expectToolsListed(o: Outcome, hostAdds: string[] = [], hostHides: string[] = []): void {
   const asked = o.exchanges.find((e) => e.tools.some((t) => t.toolgate));
   expect(asked, `toolgate's tools never reached the model\n${explain(o)}`).toBeDefined();
   const offered = new Map(
     (asked?.tools ?? []).flatMap((t: OfferedTool) => (t.toolgate ? [[t.toolgate, t] as const] : [])),
   );
-  expect([...offered.keys()].sort()).toEqual([...ownTools.keys()].sort());
+  const expected = [...ownTools.keys()].filter((n) => !hostHides.includes(n));
+  expect([...offered.keys()].sort()).toEqual(expected.sort());
+  for (const name of hostHides) expect(ownTools.has(name), `${name} is one of toolgate's tools`).toBe(true);
   for (const [name, props] of ownTools) {
+    if (hostHides.includes(name)) continue;
     const got = [...(offered.get(name)?.properties ?? [])].sort();
     expect(got, `parameters of ${name} as the model saw them`).toEqual([...props, ...hostAdds].sort());
   }
@@ -182,13 +188,19 @@ function expectCleanExit(o: Outcome): void {
 }
 
 /** Every run: the host ended on its own, the model was offered toolgate's tools, the read reached it. */
-function expectRunCompleted(o: Outcome, hostAdds: string[] = []): void {
+function expectRunCompleted(o: Outcome, hostAdds: string[] = [], hostHides: string[] = []): void {
   expectCleanExit(o);
-  expectToolsListed(o, hostAdds);
+  expectToolsListed(o, hostAdds, hostHides);
   expectReadReachedModel(o);
 }
 
 const bin = (name: string) => path.join(DIR, 'node_modules/.bin', name);
+
+/**
+ * gemini-cli leaves an MCP tool named write_todos out of what its model is offered (its policy
+ * engine excludes the name, which its own todo tool has); the README says so.
+ */
+const GEMINI_HIDES = ['write_todos'];
 
 // ---- the hosts ---------------------------------------------------------------------------------
 
@@ -363,7 +375,7 @@ if (missing) {
       'without toolgate.toml: tools listed (plus its wait_for_previous), the read reaches the model, the write is denied with the allowlist line',
       async () => {
         const o = await timed('gemini default', () => runScenario({ allow: false, setup: gemini }));
-        expectRunCompleted(o, ['wait_for_previous']);
+        expectRunCompleted(o, ['wait_for_previous'], GEMINI_HIDES);
         expectWriteDenied(o);
       },
       TEST_TIMEOUT_MS,
@@ -373,7 +385,7 @@ if (missing) {
       "with the README's allowlist: the file is written",
       async () => {
         const o = await timed('gemini allow', () => runScenario({ allow: true, setup: gemini }));
-        expectRunCompleted(o, ['wait_for_previous']);
+        expectRunCompleted(o, ['wait_for_previous'], GEMINI_HIDES);
         expectWritten(o);
       },
       TEST_TIMEOUT_MS,
@@ -385,7 +397,7 @@ if (missing) {
         const o = await timed('gemini allow + wait_for_previous', () =>
           runScenario({ allow: true, extraArgs: { wait_for_previous: true }, setup: gemini }),
         );
-        expectRunCompleted(o, ['wait_for_previous']);
+        expectRunCompleted(o, ['wait_for_previous'], GEMINI_HIDES);
         const calls = o.exchanges.flatMap((e) => (e.reply && 'tool' in e.reply ? [e.reply] : []));
         expect(calls.map((c) => c.args.wait_for_previous)).toEqual([true, true]);
         expectWritten(o);
