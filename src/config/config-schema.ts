@@ -130,6 +130,23 @@ const runCommand = z
 // Sections owned by later capabilities: accepted as tables now so a config written for them loads.
 const reserved = z.record(z.string(), z.unknown()).optional();
 
+/** web_search's provider (docs/WEB.md). */
+const webSearch = z
+  .strictObject({
+    provider: z.enum(['searxng', 'brave', 'tavily']).optional(),
+    /** SearXNG: your instance (required). Brave, Tavily: their API unless you set another. */
+    base_url: z.url().optional(),
+    /** The variable holding the key (default BRAVE_API_KEY, TAVILY_API_KEY, SEARXNG_API_KEY). */
+    api_key_env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'api_key_env is the name of an environment variable')
+      .optional(),
+    /** The key itself; the environment is the better place for it. */
+    api_key: z.string().min(1).optional(),
+    timeout_seconds: z.number().positive().default(15),
+  })
+  .prefault({});
+
 /** web_fetch (docs/WEB.md). */
 const web = z
   .strictObject({
@@ -154,7 +171,7 @@ const web = z
     timeout_seconds: z.number().positive().default(30),
     max_redirects: z.number().int().min(0).max(10).default(5),
     user_agent: z.string().min(1).default('toolgate-web-fetch/0.1'),
-    search: reserved,
+    search: webSearch,
   })
   .prefault({});
 

@@ -791,4 +791,67 @@ export const BUILTIN_LISTING: Readonly<Record<string, ToolListing>> = {
       additionalProperties: false,
     },
   },
+  web_search: {
+    description:
+      'Search the web through the configured search provider; returns up to num_results results as JSON {title, url, snippet}. Fetch a result with web_fetch.',
+    tier: 'network',
+    category: 'network',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        query: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 400,
+          description: 'What to search the web for.',
+        },
+        num_results: {
+          default: 5,
+          description: 'How many results (at most 20).',
+          type: 'integer',
+          minimum: 1,
+          maximum: 20,
+        },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        query: {
+          type: 'string',
+        },
+        provider: {
+          type: 'string',
+        },
+        results: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              title: {
+                type: 'string',
+              },
+              url: {
+                type: 'string',
+              },
+              snippet: {
+                type: 'string',
+              },
+            },
+            required: ['title', 'url', 'snippet'],
+            additionalProperties: false,
+          },
+        },
+        truncated: {
+          type: 'boolean',
+        },
+      },
+      required: ['query', 'provider', 'results'],
+      additionalProperties: false,
+    },
+  },
 };

@@ -25,6 +25,7 @@ import { createSystemMetricsTool } from './system/system-metrics.js';
 import { MemoryTodoStore, type TodoStore } from './todos/todo-store.js';
 import { createWriteTodosTool } from './todos/write-todos.js';
 import { createWebFetchTool } from './web/web-fetch.js';
+import { createWebSearchTool } from './web/web-search.js';
 
 export interface SessionForTools {
   readCache?: ReadCache;
@@ -144,6 +145,20 @@ export function builtinToolMakers(
           timeoutMs: web.timeout_seconds * 1000,
           maxRedirects: web.max_redirects,
           userAgent: web.user_agent,
+        });
+      },
+    ],
+    [
+      'web_search',
+      () => {
+        const search = config.tools.web.search;
+        return createWebSearchTool({
+          ...(search.provider ? { provider: search.provider } : {}),
+          ...(search.base_url ? { baseUrl: search.base_url } : {}),
+          ...(search.api_key ? { apiKey: search.api_key } : {}),
+          ...(search.api_key_env ? { apiKeyEnv: search.api_key_env } : {}),
+          timeoutMs: search.timeout_seconds * 1000,
+          userAgent: config.tools.web.user_agent,
         });
       },
     ],

@@ -190,6 +190,7 @@ describe('other commands', () => {
       'run_command',
       'system_metrics_snapshot',
       'web_fetch',
+      'web_search',
       'write_file',
       'write_todos',
     ]);

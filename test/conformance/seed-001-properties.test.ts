@@ -16,7 +16,6 @@ import { REPO } from '../cli/run-cli.js';
 
 /** Properties of tools toolgate does not have yet (DESIGN §2.4 lists them); they have no test. */
 const NOT_BUILT: Readonly<Record<number, string>> = {
-  32: 'web_search',
   50: 'memory',
   51: 'memory',
   52: 'memory',

@@ -120,6 +120,7 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
       'grep',
       'list_directory',
       'system_metrics_snapshot',
+      'web_search',
     ]);
     // callTool validates structuredContent against the listed outputSchema (it throws if it does not match).
     const listing = await client.callTool({ name: 'list_directory', arguments: { path: '.' } });
