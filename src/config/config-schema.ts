@@ -130,6 +130,16 @@ const runCommand = z
 // Sections owned by later capabilities: accepted as tables now so a config written for them loads.
 const reserved = z.record(z.string(), z.unknown()).optional();
 
+/** The memory tool's store. */
+const memory = z
+  .strictObject({
+    /** Its SQLite file, relative to the first root (":memory:" keeps it in memory). */
+    file: z.string().min(1).default('.toolgate/memory.db'),
+    /** One store may hold several namespaces; each sees only its own keys. */
+    namespace: z.string().min(1).default('project'),
+  })
+  .prefault({});
+
 /** web_search's provider (docs/WEB.md). */
 const webSearch = z
   .strictObject({
@@ -196,7 +206,7 @@ const tools = z
     governance,
     run_command: runCommand,
     web,
-    memory: reserved,
+    memory,
     /** Tools advertised in parse_only mode whose results a person supplies (CFG-TOOLS-02). */
     definitions: z
       .array(

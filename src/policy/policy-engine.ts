@@ -301,7 +301,9 @@ export class PolicyEngine {
         !allowlisted &&
         approval.prompt_side_effects &&
         tool.tier !== 'read_only' &&
-        tool.category !== 'session' // write_todos: only toolgate's own session state changes
+        // write_todos, memory: only toolgate's own state changes (a session's todos, its memory)
+        tool.category !== 'session' &&
+        tool.category !== 'memory'
       ) {
         return ask(
           tool.tier === 'network'

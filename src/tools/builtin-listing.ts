@@ -753,6 +753,49 @@ export const BUILTIN_LISTING: Readonly<Record<string, ToolListing>> = {
       additionalProperties: false,
     },
   },
+  memory: {
+    description:
+      'Persistent memory that outlives the session: set, get or delete a value by key, list the keys, or search keys and values by words.',
+    tier: 'side_effecting',
+    category: 'memory',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        action: {
+          type: 'string',
+          enum: ['get', 'set', 'delete', 'list', 'search'],
+          description: 'What to do.',
+        },
+        key: {
+          description: 'The key (get, set, delete).',
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
+        },
+        value: {
+          description: 'The value to store (set).',
+          type: 'string',
+          maxLength: 65536,
+        },
+        query: {
+          description: 'Words to search keys and values for (search).',
+          type: 'string',
+          minLength: 1,
+          maxLength: 500,
+        },
+        limit: {
+          default: 5,
+          description: 'Most search results (search).',
+          type: 'integer',
+          minimum: 1,
+          maximum: 20,
+        },
+      },
+      required: ['action'],
+      additionalProperties: false,
+    },
+  },
   web_fetch: {
     description:
       'Fetch a web page (http/https) and return its main content as Markdown (or text, or HTML); JSON and plain text pass through. Private and local addresses are refused.',

@@ -23,6 +23,10 @@ const argsFor: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   read_system_logs: fc.record({ lines: fc.integer({ min: 1, max: 2000 }) }),
   git_status: fc.record({ path: fc.string({ minLength: 1 }) }),
   write_todos: fc.record({ action: fc.constantFrom('add', 'list'), task: fc.string({ minLength: 1 }) }),
+  memory: fc.record({
+    action: fc.constantFrom('list', 'search'),
+    query: fc.string({ minLength: 1, maxLength: 20 }),
+  }),
   web_search: fc.record({
     query: fc.string({ minLength: 1, maxLength: 50 }),
     num_results: fc.integer({ min: 1, max: 20 }),
@@ -89,6 +93,7 @@ describe('built-in tool invocations', () => {
       web_fetch: { url: 'https://example.org/', format: 'text' },
       write_todos: { action: 'add', task: 'x' },
       web_search: { query: 'tides', num_results: 3 },
+      memory: { action: 'list' },
     };
     expect(Object.keys(valid).sort()).toEqual(tools.map((t) => t.name).sort());
     const gate = createToolgate({

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { ToolgateConfig } from '../config/config-schema.js';
 import { lazyTool } from '../core/lazy-tool.js';
 import type { AnyToolDefinition } from '../core/tool-definition.js';
@@ -13,6 +14,8 @@ import { createReadFileTool } from './fs/read-file.js';
 import { createReadManyFilesTool } from './fs/read-many-files.js';
 import { StaleGuard } from './fs/stale-guard.js';
 import { createWriteFileTool } from './fs/write-file.js';
+import { SqliteMemoryStore } from './memory/memory-store.js';
+import { createMemoryTool } from './memory/memory-tool.js';
 import { createApplyPatchTool } from './patch/apply-patch.js';
 import { JobManager } from './shell/background-jobs.js';
 import { OsSandbox } from './shell/os-sandbox.js';
@@ -132,6 +135,17 @@ export function builtinToolMakers(
     ['read_system_logs', () => createSystemLogsTool()],
     ['git_status', () => createGitStatusTool()],
     ['write_todos', () => createWriteTodosTool(session.todos ?? new MemoryTodoStore())],
+    [
+      'memory',
+      () => {
+        const { file, namespace } = config.tools.memory;
+        const where = file === ':memory:' ? file : path.resolve(session.roots?.[0] ?? process.cwd(), file);
+        return createMemoryTool({
+          namespace,
+          open: () => SqliteMemoryStore.open(where), // on first use: listing the tool opens nothing
+        });
+      },
+    ],
     [
       'web_fetch',
       () => {

@@ -183,6 +183,7 @@ describe('other commands', () => {
       'glob',
       'grep',
       'list_directory',
+      'memory',
       'read_file',
       'read_job_output',
       'read_many_files',
