@@ -127,9 +127,6 @@ const runCommand = z
   })
   .prefault({});
 
-// Sections owned by later capabilities: accepted as tables now so a config written for them loads.
-const reserved = z.record(z.string(), z.unknown()).optional();
-
 /** The memory tool's store. */
 const memory = z
   .strictObject({

@@ -15,6 +15,10 @@ async function call(gate: Toolgate, args: Record<string, unknown>) {
   if (!r) throw new Error('no result');
   return r;
 }
+function meta(r: { metadata?: Record<string, unknown> | undefined }): Record<string, unknown> {
+  if (!r.metadata) throw new Error('the result has no metadata');
+  return r.metadata;
+}
 const key = fc.string({ minLength: 1, maxLength: 30 });
 const value = fc.string({ maxLength: 200 });
 
@@ -65,7 +69,7 @@ describe('memory (issue #15; seed 001 Properties 50-52)', () => {
             }
           }
           const r = await call(gate, { action: 'list' });
-          expect([...(r.metadata?.keys as string[])].sort()).toEqual([...model].sort());
+          expect([...(meta(r).keys as string[])].sort()).toEqual([...model].sort());
         },
       ),
       { numRuns: 100 },
@@ -82,7 +86,7 @@ describe('memory (issue #15; seed 001 Properties 50-52)', () => {
     await call(gate, { action: 'set', key: 'tests', value: 'Run npm test before every commit.' });
     await call(gate, { action: 'set', key: 'tide', value: 'Spring tide tables: tide tide.' });
     const r = await call(gate, { action: 'search', query: 'tide tables' });
-    const keys = (r.metadata?.results as { key: string }[]).map((h) => h.key);
+    const keys = (meta(r).results as { key: string }[]).map((h) => h.key);
     expect(keys[0]).toBe('tide');
     expect(keys).toContain('deploy');
     expect(keys).not.toContain('tests');
