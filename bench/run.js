@@ -203,6 +203,7 @@ await grepTree();
 await globTree();
 await readTail();
 rows.push(...(await (await import('./web-fetch.js')).webFetchBench())); // 1 MB page: web_fetch vs undici fetch
+rows.push(...(await (await import('./memory-search.js')).memorySearchBench())); // 10,000 notes, FTS5
 
 console.log(
   `Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${new Date().toISOString().slice(0, 10)}\n`,
