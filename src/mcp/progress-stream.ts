@@ -30,11 +30,6 @@ export class ProgressStream {
     this.#highWater = options.highWater ?? 1 << 20;
   }
 
-  /** Characters waiting or being written right now. */
-  get pending(): number {
-    return this.#pending;
-  }
-
   push(text: string): Promise<void> | undefined {
     this.#buffer += text;
     this.#pending += text.length;

@@ -23,6 +23,13 @@ function meta(r: { metadata?: Record<string, unknown> | undefined }): Record<str
 const todosOf = (r: { metadata?: Record<string, unknown> | undefined }) => meta(r).todos as Todo[];
 const todoOf = (r: { metadata?: Record<string, unknown> | undefined }) => meta(r).todo as Todo;
 const list = async (gate: Toolgate) => todosOf(await call(gate, { action: 'list' }));
+/** A fresh list of `tasks`, and one of them picked by `pick`. */
+async function listWithOnePicked(tasks: string[], pick: number) {
+  const gate = freshGate();
+  for (const t of tasks) await call(gate, { action: 'add', task: t });
+  const before = await list(gate);
+  return { gate, before, target: before[pick % before.length] as Todo };
+}
 const task = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim().length > 0);
 
 describe('write_todos (issue #15; seed 001 Properties 53-56)', () => {
@@ -50,10 +57,7 @@ describe('write_todos (issue #15; seed 001 Properties 53-56)', () => {
   it('Property 54: completing any todo by id marks that one completed and no other', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(task, { minLength: 1, maxLength: 6 }), fc.nat(), async (tasks, pick) => {
-        const gate = freshGate();
-        for (const t of tasks) await call(gate, { action: 'add', task: t });
-        const before = await list(gate);
-        const target = before[pick % before.length] as Todo;
+        const { gate, target } = await listWithOnePicked(tasks, pick);
         expect((await call(gate, { action: 'complete', id: target.id })).ok).toBe(true);
         for (const t of await list(gate)) expect(t.completed).toBe(t.id === target.id);
       }),
@@ -64,10 +68,7 @@ describe('write_todos (issue #15; seed 001 Properties 53-56)', () => {
   it('Property 55: removing any todo by id takes that one off and keeps the rest in order', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(task, { minLength: 1, maxLength: 6 }), fc.nat(), async (tasks, pick) => {
-        const gate = freshGate();
-        for (const t of tasks) await call(gate, { action: 'add', task: t });
-        const before = await list(gate);
-        const target = before[pick % before.length] as Todo;
+        const { gate, before, target } = await listWithOnePicked(tasks, pick);
         expect((await call(gate, { action: 'remove', id: target.id })).ok).toBe(true);
         expect(await list(gate)).toEqual(before.filter((t) => t.id !== target.id));
       }),

@@ -156,7 +156,7 @@ function privateRefusal(url: URL, address: string, range: string): ToolError {
 }
 
 /** http and https only; everything else is bad arguments that name the allowed schemes. */
-export function parseTarget(text: string): URL {
+function parseTarget(text: string): URL {
   let url: URL;
   try {
     url = new URL(text);

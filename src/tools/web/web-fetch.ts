@@ -48,11 +48,10 @@ export function createWebFetchTool(settings: WebFetchSettings) {
     summary: (a) => `Fetch ${a.url}${a.selector ? ` (selector ${a.selector})` : ''}`,
     approvalDetail: (a) => a.url,
     async execute(a, ctx) {
-      const [{ fetchUrl, parseTarget }, { pageToText }] = await Promise.all([
+      const [{ fetchUrl }, { pageToText }] = await Promise.all([
         import('./fetch-url.js'),
         import('./page-to-text.js'),
       ]);
-      parseTarget(a.url); // a bad URL or scheme is BadArgs before any connection
       const page = await fetchUrl(a.url, settings, ctx.signal);
       const metadata = {
         url: page.url,
