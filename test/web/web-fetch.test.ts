@@ -150,6 +150,8 @@ describe('web_fetch (issue #15)', () => {
     `http://[0:0:0:0:0:ffff:127.0.0.1]:${victim.port}/`,
     `http://[64:ff9b::7f00:1]:${victim.port}/`,
     `http://[2002:7f00:1::]:${victim.port}/`,
+    `http://[::127.0.0.1]:${victim.port}/`, // IPv4-compatible ::/96: the URL parser writes ::7f00:1
+    `http://[::7f00:1]:${victim.port}/`,
     `http://169.254.169.254/latest/meta-data/`,
     `http://[::ffff:169.254.169.254]/latest/meta-data/`,
     `http://10.0.0.1/`,
@@ -230,6 +232,49 @@ describe('web_fetch (issue #15)', () => {
     }
     expect(asked).toEqual(Object.keys(answers)); // once each: the address judged is the one connected to
     expect(victim.log).toEqual([]);
+  });
+
+  it('network failures are ExecutionFailed results naming the host and the cause, never a crash', async () => {
+    // A port nothing listens on: take one from the OS, then close it.
+    const gone = await server(() => {});
+    gone.close();
+    const refusedConn = await fetch(
+      `http://127.0.0.1:${gone.port}/`,
+      {},
+      {
+        allow_private: [`127.0.0.1:${gone.port}`],
+      },
+    );
+    expect(refusedConn.error?.type).toBe('ExecutionFailed');
+    expect(refusedConn.content).toContain(`127.0.0.1:${gone.port} refused the connection`);
+    expect(refusedConn.content).not.toMatch(/crashed/);
+
+    const lookup = ((_h: string, _o: unknown, cb: (e: Error | null, a: unknown) => void) =>
+      cb(
+        Object.assign(new Error('getaddrinfo ENOTFOUND no-such-host.invalid'), { code: 'ENOTFOUND' }),
+        [],
+      )) as unknown as typeof dns.lookup;
+    const settings = {
+      allowPrivate: [],
+      allowedHosts: [],
+      deniedHosts: [],
+      maxDownloadBytes: 1 << 20,
+      connectTimeoutMs: 2000,
+      maxRedirects: 5,
+      userAgent: 't',
+      lookup,
+    };
+    await expect(
+      fetchUrl('http://no-such-host.invalid/', settings, new AbortController().signal),
+    ).rejects.toMatchObject({
+      type: 'ExecutionFailed',
+      message: expect.stringMatching(/host name of no-such-host\.invalid does not resolve/),
+    });
+    // Through the whole pipeline, with the system resolver: `.invalid` never resolves (RFC 6761).
+    const r = await fetch('http://no-such-host.invalid/');
+    expect(r.error?.type).toBe('ExecutionFailed');
+    expect(r.content).toMatch(/no-such-host\.invalid/);
+    expect(r.content).not.toMatch(/crashed/);
   });
 
   it('only http and https: other schemes and URLs with credentials are BadArgs naming what is allowed', async () => {

@@ -64,6 +64,13 @@ describe('forbiddenRange (issue #15 SSRF guard)', () => {
       '2001::1',
       '64:ff9b:1::a00:1',
       '100::1',
+      // IPv4-compatible (::/96, deprecated): ::7f00:1 reaches 127.0.0.1 on some stacks
+      '::7f00:1',
+      '::127.0.0.1',
+      '::8.8.8.8',
+      // outside global unicast 2000::/3, however ipaddr.js names it
+      '4000::1',
+      'e000::1',
       'localhost',
       '',
       '1.2.3',

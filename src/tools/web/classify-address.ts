@@ -15,12 +15,22 @@ const EXTRA_V4: readonly [string, string][] = [
   ['240.0.0.0/4', 'reserved'],
 ];
 const EXTRA_V4_PARSED = EXTRA_V4.map(([cidr, name]) => [ipaddr.IPv4.parseCIDR(cidr), name] as const);
+/** Global unicast: the only IPv6 space with public hosts. */
+const GLOBAL_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+const LOCAL_NAT64 = ipaddr.IPv6.parseCIDR('64:ff9b:1::/48');
 
 /** The IPv4 address in the last 32 bits of an IPv6 address (mapped, translated, NAT64 forms). */
 function lastFour(ip: ipaddr.IPv6): ipaddr.IPv4 {
   const p = ip.parts;
   const [a, b] = [p[6] as number, p[7] as number];
   return new ipaddr.IPv4([a >> 8, a & 0xff, b >> 8, b & 0xff]);
+}
+
+function dottedTailToHex(v6: string): string {
+  return v6.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_, a, b, c, d) => {
+    const hex = (x: string, y: string) => ((Number(x) << 8) | Number(y)).toString(16);
+    return `${hex(a, b)}:${hex(c, d)}`;
+  });
 }
 
 function classifyV4(ip: ipaddr.IPv4): string | undefined {
@@ -35,20 +45,24 @@ function classifyV4(ip: ipaddr.IPv4): string | undefined {
  * address. Allow only what is known to be public: anything unparsable or special is refused.
  * IPv6 forms that carry an IPv4 address (mapped, IPv4-translated, NAT64 64:ff9b::/96, 6to4) are
  * judged by that address; Teredo and local-use NAT64 (64:ff9b:1::/48), whose embedded address
- * cannot be trusted or found, are refused outright.
+ * cannot be trusted or found, are refused outright. Any other IPv6 address outside global unicast
+ * (2000::/3) is refused too: ::7f00:1 (the deprecated IPv4-compatible ::/96) reaches 127.0.0.1 on
+ * some stacks, and nothing public lives there.
  */
 export function forbiddenRange(address: string): string | undefined {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   // Only the canonical forms (what DNS and the URL parser give): '1.2.3' or '0x7f.1' are not judged.
   if (isIP(bare) === 0) return 'not an IP address';
-  const ip = ipaddr.parse(bare);
+  // ipaddr.js reads '::8.8.8.8' as ::ffff:8.8.8.8; the stack connects to ::808:808. Spell the
+  // dotted tail as hex first so the address judged is the address connected to.
+  const ip = ipaddr.parse(isIP(bare) === 6 ? dottedTailToHex(bare) : bare);
   if (ip.kind() === 'ipv4') return classifyV4(ip as ipaddr.IPv4);
   const v6 = ip as ipaddr.IPv6;
-  if (v6.match(ipaddr.IPv6.parseCIDR('64:ff9b:1::/48'))) return 'local-use NAT64';
+  if (v6.match(LOCAL_NAT64)) return 'local-use NAT64';
   const range = v6.range();
   switch (range) {
     case 'unicast':
-      return undefined;
+      return v6.match(GLOBAL_V6) ? undefined : 'outside IPv6 global unicast (2000::/3)';
     case 'ipv4Mapped':
     case 'rfc6145':
     case 'rfc6052': {

@@ -4,6 +4,7 @@ import picomatch from 'picomatch';
 import { Agent, request } from 'undici';
 import { ToolError } from '../../core/tool-error.js';
 import { forbiddenRange } from './classify-address.js';
+import { networkFailure } from './network-failure.js';
 
 export interface FetchSettings {
   /** `host:port` entries that may be reached although private (`[tools.web] allow_private`). */
@@ -110,7 +111,7 @@ export async function fetchUrl(
           'accept-encoding': 'identity', // the cap counts the bytes we read, not a decompressed size
         },
       }).catch((error: unknown) => {
-        throw refusal ?? error;
+        throw refusal ?? networkFailure(error, target, signal);
       });
       const location = response.headers.location;
       if (REDIRECTS.has(response.statusCode) && typeof location === 'string') {
@@ -124,7 +125,11 @@ export async function fetchUrl(
         target = parseTarget(new URL(location, target).href);
         continue;
       }
-      const { body, truncated } = await readCapped(response.body, settings.maxDownloadBytes);
+      const { body, truncated } = await readCapped(response.body, settings.maxDownloadBytes).catch(
+        (error: unknown) => {
+          throw networkFailure(error, target, signal);
+        },
+      );
       const type = response.headers['content-type'];
       return {
         url: target.href,
