@@ -59,6 +59,8 @@ export interface ToolgateOptions {
    * keeps its own conversation, so they would only store every result twice). Default true.
    */
   conversation?: boolean;
+  /** Whose memory the memory tools use (`--user`); default `[tools.memory] user`, else the login name. */
+  user?: string;
 }
 
 export interface ExecuteBatchOptions {
@@ -130,6 +132,8 @@ export class Toolgate {
             roots: this.sandbox.roots,
             deniedFiles,
             ...(this.journal ? { todos: new JournalTodoStore(this.journal, this.session) } : {}),
+            user: options.user,
+            conversation: this.#conversationSource(),
           });
     this.registry = new ToolRegistry([...builtins, ...(options.tools ?? [])]);
     const journalForGrants = this.journal;
@@ -145,6 +149,13 @@ export class Toolgate {
       denyWith(
         'nobody was asked: no approver is set (createToolgate({ approver })), so confirmations are denied',
       );
+  }
+
+  /** The session's messages for memory_search, when the journal keeps them. */
+  #conversationSource() {
+    const journal = this.journal;
+    if (!journal || !this.#conversation) return undefined;
+    return () => journal.messages(this.session);
   }
 
   #defaultReadCache(): ReadCache {

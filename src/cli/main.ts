@@ -64,7 +64,11 @@ export function buildProgram(): Command {
         'conversation identity (read-before-edit cache and journal rows are kept per session)',
       )
       .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
-      .option('--no-journal', 'do not journal this run'),
+      .option('--no-journal', 'do not journal this run')
+      .option(
+        '--user <name>',
+        'whose memory the memory tools use (default [tools.memory] user, else the login name)',
+      ),
   ).action(async (opts) => {
     process.exitCode = await (await import('./exec-command.js')).runExec(opts, {
       stdin: process.stdin,
@@ -90,6 +94,10 @@ export function buildProgram(): Command {
     )
     .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
     .option('--no-journal', 'do not journal this run')
+    .option(
+      '--user <name>',
+      'whose memory the memory tools use (default [tools.memory] user, else the login name)',
+    )
     .option('--json', 'print the whole turn as a JSON array of messages')
     .option('--verbose', 'print each tool call and its outcome on stderr as the turn runs')
     .action(async (prompt: string, opts) => {
@@ -111,6 +119,10 @@ export function buildProgram(): Command {
     .option('--session <id>', 'conversation identity: continue the conversation of an earlier chat or run')
     .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
     .option('--no-journal', 'do not journal this chat')
+    .option(
+      '--user <name>',
+      'whose memory the memory tools use (default [tools.memory] user, else the login name)',
+    )
     .action(async (opts) => {
       process.exitCode = await (await import('./chat-command.js')).runChat(opts);
     });
@@ -186,7 +198,11 @@ export function buildProgram(): Command {
       )
       .option('--session <id>', 'conversation identity (read cache and journal rows)')
       .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
-      .option('--no-journal', 'do not journal'),
+      .option('--no-journal', 'do not journal')
+      .option(
+        '--user <name>',
+        'whose memory the memory tools use (default [tools.memory] user, else the login name)',
+      ),
   ).action(async (opts) => {
     process.exitCode = await (await import('./mcp-command.js')).runMcp(opts);
   });

@@ -12,6 +12,7 @@ export interface McpOptions {
   config?: string;
   journal?: string | boolean;
   session?: string;
+  user?: string;
   http?: string;
   maxBody?: string;
   sessionIdle?: string;
@@ -36,6 +37,7 @@ export async function runMcp(options: McpOptions): Promise<number> {
     baseDir: setup.baseDir,
     ...(setup.configFile ? { configFile: setup.configFile } : {}),
     ...(journal ? { journal } : {}),
+    ...(options.user ? { user: options.user } : {}),
   };
   if (!options.http) {
     const { server, idle, gate } = createMcpServer({

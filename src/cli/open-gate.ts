@@ -13,6 +13,8 @@ export interface GateOptions {
   approve?: string;
   session?: string;
   journal?: string | boolean;
+  /** Whose memory (`--user`). */
+  user?: string;
 }
 
 export interface OpenGate {
@@ -79,6 +81,7 @@ export function openGate(options: GateOptions): OpenGate {
     ...(setup.configFile ? { configFile: setup.configFile } : {}),
     ...(journal ? { journal } : {}),
     ...(options.session ? { session: options.session } : {}),
+    ...(options.user ? { user: options.user } : {}),
   });
   try {
     knownToolNamesOnly(gate, setup);

@@ -132,8 +132,27 @@ const memory = z
   .strictObject({
     /** Its SQLite file, relative to the first root (":memory:" keeps it in memory). */
     file: z.string().min(1).default('.toolgate/memory.db'),
-    /** One store may hold several namespaces; each sees only its own keys. */
+    /** The project's name in the store; with the user it makes the namespace (each sees only its own). */
     namespace: z.string().min(1).default('project'),
+    /** Whose memory: `--user` wins over this; without either, the login name of the process. */
+    user: z.string().min(1).max(200).optional(),
+    /** An OpenAI-compatible embeddings endpoint: with it, search is hybrid (meaning and words). */
+    embeddings: z
+      .strictObject({
+        /** The full URL, e.g. http://127.0.0.1:11434/v1/embeddings (Ollama). */
+        url: z.url(),
+        model: z.string().min(1),
+        /** The variable holding the key, if the endpoint needs one (OpenAI: OPENAI_API_KEY). */
+        api_key_env: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'api_key_env is the name of an environment variable')
+          .optional(),
+        timeout_seconds: z.number().positive().default(30),
+      })
+      .optional(),
+    /** Hybrid score = vector_weight × cosine + fts_weight × BM25 relative to the best match. */
+    vector_weight: z.number().min(0).max(1).default(0.7),
+    fts_weight: z.number().min(0).max(1).default(0.3),
   })
   .prefault({});
 

@@ -796,6 +796,99 @@ export const BUILTIN_LISTING: Readonly<Record<string, ToolListing>> = {
       additionalProperties: false,
     },
   },
+  memory_search: {
+    description:
+      "Search the user's memory (notes and stored values) by meaning and words; optionally this conversation too. Returns a JSON array of {text, source, score, note_id}, best first.",
+    tier: 'read_only',
+    category: 'memory',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        query: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 500,
+          description: 'What to look for.',
+        },
+        top_k: {
+          default: 5,
+          description: 'Most results (default 5, at most 20).',
+          type: 'integer',
+          minimum: 1,
+          maximum: 20,
+        },
+        include_conversation: {
+          default: false,
+          description: "Also search this session's conversation.",
+          type: 'boolean',
+        },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+  },
+  memory_save: {
+    description: "Save a new note to the user's memory; returns its note_id.",
+    tier: 'side_effecting',
+    category: 'memory',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        content: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 65536,
+          description: 'The text of the note.',
+        },
+      },
+      required: ['content'],
+      additionalProperties: false,
+    },
+  },
+  memory_update: {
+    description: 'Replace the content of an existing note, keeping its note_id.',
+    tier: 'side_effecting',
+    category: 'memory',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        note_id: {
+          type: 'string',
+          pattern: '^note-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+          description: 'The note, as memory_save or memory_search returned it (note-<uuid>).',
+        },
+        content: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 65536,
+          description: 'The text of the note.',
+        },
+      },
+      required: ['note_id', 'content'],
+      additionalProperties: false,
+    },
+  },
+  memory_delete: {
+    description: "Delete a note from the user's memory by its note_id.",
+    tier: 'side_effecting',
+    category: 'memory',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        note_id: {
+          type: 'string',
+          pattern: '^note-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+          description: 'The note, as memory_save or memory_search returned it (note-<uuid>).',
+        },
+      },
+      required: ['note_id'],
+      additionalProperties: false,
+    },
+  },
   web_fetch: {
     description:
       'Fetch a web page (http/https) and return its main content as Markdown (or text, or HTML); JSON and plain text pass through. Private and local addresses are refused.',

@@ -27,6 +27,17 @@ const argsFor: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
     action: fc.constantFrom('list', 'search'),
     query: fc.string({ minLength: 1, maxLength: 20 }),
   }),
+  memory_search: fc.record({
+    query: fc.string({ minLength: 1, maxLength: 50 }),
+    top_k: fc.integer({ min: 1, max: 20 }),
+    include_conversation: fc.boolean(),
+  }),
+  memory_save: fc.record({ content: fc.string({ minLength: 1, maxLength: 100 }) }),
+  memory_update: fc.record({
+    note_id: fc.uuid().map((u) => `note-${u}`),
+    content: fc.string({ minLength: 1, maxLength: 100 }),
+  }),
+  memory_delete: fc.record({ note_id: fc.uuid().map((u) => `note-${u}`) }),
   web_search: fc.record({
     query: fc.string({ minLength: 1, maxLength: 50 }),
     num_results: fc.integer({ min: 1, max: 20 }),
@@ -94,6 +105,10 @@ describe('built-in tool invocations', () => {
       write_todos: { action: 'add', task: 'x' },
       web_search: { query: 'tides', num_results: 3 },
       memory: { action: 'list' },
+      memory_search: { query: 'tides', top_k: 3 },
+      memory_save: { content: 'the tide turns at six' },
+      memory_update: { note_id: 'note-00000000-0000-4000-8000-000000000000', content: 'x' },
+      memory_delete: { note_id: 'note-00000000-0000-4000-8000-000000000000' },
     };
     expect(Object.keys(valid).sort()).toEqual(tools.map((t) => t.name).sort());
     const gate = createToolgate({

@@ -14,8 +14,14 @@ import { createReadFileTool } from './fs/read-file.js';
 import { createReadManyFilesTool } from './fs/read-many-files.js';
 import { StaleGuard } from './fs/stale-guard.js';
 import { createWriteFileTool } from './fs/write-file.js';
+import type { ConversationMessage } from './memory/conversation-search.js';
+import { createEmbedder } from './memory/embeddings-client.js';
+import { MemoryHandle } from './memory/memory-handle.js';
+import { memoryNamespace } from './memory/memory-namespace.js';
+import { MemoryRetrieval } from './memory/memory-retrieval.js';
 import { SqliteMemoryStore } from './memory/memory-store.js';
 import { createMemoryTool } from './memory/memory-tool.js';
+import { createNoteTools } from './memory/note-tools.js';
 import { createApplyPatchTool } from './patch/apply-patch.js';
 import { JobManager } from './shell/background-jobs.js';
 import { OsSandbox } from './shell/os-sandbox.js';
@@ -37,6 +43,10 @@ export interface SessionForTools {
   deniedFiles?: readonly string[];
   /** The session's todo list (write_todos); in memory when not given. */
   todos?: TodoStore;
+  /** Whose memory (`--user`); wins over `[tools.memory] user`. */
+  user?: string | undefined;
+  /** The session's conversation (memory_search include_conversation); absent when none is kept. */
+  conversation?: (() => readonly ConversationMessage[]) | undefined;
 }
 
 /**
@@ -68,6 +78,21 @@ export function builtinToolMakers(
   );
   const maxFileBytes = edit.max_file_bytes;
   const jobs = new JobManager(Math.max(4096, config.tools.output.max_bytes));
+  // One store for memory and the note tools, opened on first use: listing them opens nothing.
+  let memorySettings: { memory: MemoryHandle; namespace: string } | undefined;
+  const memory = () => {
+    memorySettings ??= openMemorySettings(config, session);
+    return memorySettings;
+  };
+  let noteTools: ReturnType<typeof createNoteTools> | undefined;
+  const notes = () => {
+    noteTools ??= createNoteTools({
+      ...memory(),
+      conversation: session.conversation,
+      ftsWeight: config.tools.memory.fts_weight,
+    });
+    return noteTools;
+  };
   return [
     [
       'read_file',
@@ -135,17 +160,11 @@ export function builtinToolMakers(
     ['read_system_logs', () => createSystemLogsTool()],
     ['git_status', () => createGitStatusTool()],
     ['write_todos', () => createWriteTodosTool(session.todos ?? new MemoryTodoStore())],
-    [
-      'memory',
-      () => {
-        const { file, namespace } = config.tools.memory;
-        const where = file === ':memory:' ? file : path.resolve(session.roots?.[0] ?? process.cwd(), file);
-        return createMemoryTool({
-          namespace,
-          open: () => SqliteMemoryStore.open(where), // on first use: listing the tool opens nothing
-        });
-      },
-    ],
+    ['memory', () => createMemoryTool(memory())],
+    ['memory_search', () => notes().search],
+    ['memory_save', () => notes().save],
+    ['memory_update', () => notes().update],
+    ['memory_delete', () => notes().remove],
     [
       'web_fetch',
       () => {
@@ -177,4 +196,29 @@ export function builtinToolMakers(
       },
     ],
   ];
+}
+
+/** The memory store's handle and this session's namespace (project and user). */
+function openMemorySettings(config: ToolgateConfig, session: SessionForTools) {
+  const m = config.tools.memory;
+  const where = m.file === ':memory:' ? m.file : path.resolve(session.roots?.[0] ?? process.cwd(), m.file);
+  const embeddings = m.embeddings;
+  const embedder = embeddings
+    ? createEmbedder({
+        url: embeddings.url,
+        model: embeddings.model,
+        apiKey: embeddings.api_key_env ? process.env[embeddings.api_key_env] : undefined,
+        timeoutMs: embeddings.timeout_seconds * 1000,
+      })
+    : undefined;
+  const handle = new MemoryHandle(() => {
+    const store = SqliteMemoryStore.open(where);
+    const retrieval = new MemoryRetrieval(store, {
+      embedder,
+      vectorWeight: m.vector_weight,
+      ftsWeight: m.fts_weight,
+    });
+    return { store, retrieval };
+  });
+  return { memory: handle, namespace: memoryNamespace(m.namespace, session.user ?? m.user) };
 }

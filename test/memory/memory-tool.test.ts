@@ -1,4 +1,5 @@
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
@@ -110,5 +111,27 @@ describe('memory (issue #15; seed 001 Properties 50-52)', () => {
     expect((await call(again, { action: 'set', key: 'x' })).error?.type).toBe('BadArgs');
     expect((await call(again, { action: 'get' })).error?.type).toBe('BadArgs');
     expect((await call(again, { action: 'delete', key: 'never' })).error?.type).toBe('NotFound');
+  });
+
+  it('a store made before words were stemmed gets the stemming index, its entries kept', async () => {
+    const file = path.join(makeTempDir('toolgate-memory-old-'), 'memory.db');
+    const old = new Database(file);
+    old.exec(`CREATE TABLE memory (id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, key TEXT NOT NULL,
+      value TEXT NOT NULL, updated_at INTEGER NOT NULL, UNIQUE (namespace, key));
+      CREATE VIRTUAL TABLE memory_fts USING fts5(key, value, content='memory', content_rowid='id');
+      CREATE TRIGGER memory_ai AFTER INSERT ON memory BEGIN
+        INSERT INTO memory_fts(rowid, key, value) VALUES (new.id, new.key, new.value);
+      END;`);
+    old
+      .prepare('INSERT INTO memory (namespace, key, value, updated_at) VALUES (?, ?, ?, 0)')
+      .run(JSON.stringify(['project', 'ann']), 'ci', 'Release builds run nightly.');
+    old.close();
+    const gate = createToolgate({
+      config: validateConfig({ tools: { memory: { file, user: 'ann' } } }),
+      roots: [root],
+    });
+    const r = await call(gate, { action: 'search', query: 'build' });
+    expect((meta(r).results as { key: string }[]).map((h) => h.key)).toEqual(['ci']);
+    await gate.close();
   });
 });

@@ -1,11 +1,12 @@
 import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
-import type { SqliteMemoryStore } from './memory-store.js';
+import type { MemoryHandle } from './memory-handle.js';
 
 export interface MemorySettings {
-  /** Opens the store on first use (a command that never uses memory never opens its file). */
-  open: () => SqliteMemoryStore;
+  /** The store, opened on first use and shared with the note tools. */
+  memory: MemoryHandle;
+  /** The project's and user's namespace (memory-namespace.ts): no other namespace is visible. */
   namespace: string;
 }
 
@@ -23,11 +24,7 @@ const args = z.strictObject({
  * `memory`): it never asks.
  */
 export function createMemoryTool(settings: MemorySettings) {
-  let store: SqliteMemoryStore | undefined;
-  const opened = () => {
-    store ??= settings.open();
-    return store;
-  };
+  const opened = () => settings.memory.get().store;
   const ns = settings.namespace;
   return defineTool({
     name: 'memory',
@@ -42,11 +39,8 @@ export function createMemoryTool(settings: MemorySettings) {
         : a.action === 'list'
           ? 'List memory keys'
           : `Memory ${a.action} ${a.key ?? ''}`,
-    dispose: async () => {
-      store?.close();
-      store = undefined;
-    },
-    execute(a) {
+    dispose: async () => settings.memory.close(),
+    async execute(a, ctx) {
       const need = (field: 'key' | 'value' | 'query') => {
         const v = a[field];
         if (v === undefined) throw new ToolError('BadArgs', `${a.action} needs ${field}`);
@@ -55,8 +49,10 @@ export function createMemoryTool(settings: MemorySettings) {
       switch (a.action) {
         case 'set': {
           const key = need('key');
-          opened().set(ns, key, need('value'));
-          return { content: `Stored ${key}`, metadata: { key } };
+          const value = need('value');
+          opened().set(ns, key, value);
+          const note = await settings.memory.get().retrieval.embedOne(ns, key, value, ctx.signal);
+          return { content: `Stored ${key}${note ? ` (${note})` : ''}`, metadata: { key } };
         }
         case 'get': {
           const key = need('key');
@@ -79,13 +75,18 @@ export function createMemoryTool(settings: MemorySettings) {
           return { content: keys.length ? keys.join('\n') : 'Memory is empty.', metadata: { keys } };
         }
         case 'search': {
-          const hits = opened().search(ns, need('query'), a.limit);
-          const content = hits.length
-            ? hits.map((h) => `${h.key} (score ${h.score.toFixed(2)}): ${h.value}`).join('\n')
+          const found = await settings.memory.get().retrieval.search(ns, need('query'), a.limit, ctx.signal);
+          const content = found.hits.length
+            ? found.hits.map((h) => `${h.key} (score ${h.score.toFixed(2)}): ${h.text}`).join('\n')
             : 'Nothing in memory matches.';
           return {
             content,
-            metadata: { results: hits.map(({ key, value, score }) => ({ key, value, score })) },
+            display: `${found.hits.length} found (${found.mode})`,
+            metadata: {
+              retrieval: found.mode,
+              ...(found.note ? { note: found.note } : {}),
+              results: found.hits.map(({ key, text, score }) => ({ key, value: text, score })),
+            },
           };
         }
       }

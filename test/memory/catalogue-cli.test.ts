@@ -1,0 +1,142 @@
+import { writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO } from '../cli/run-cli.js';
+import { chatStream, textAnswer } from '../helpers/provider-streams.js';
+import { requestBody, startReplayServer } from '../helpers/replay-server.js';
+import { replayModelArgs, runCliAsync } from '../helpers/run-cli-async.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+const BIN = path.join(REPO, 'bin', 'toolgate.js');
+const noKeys = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '' };
+type Result = { ok: boolean; content: string; error?: { type: string } };
+
+/** The note tools, memory, write_todos and web_fetch through the real CLI: exec, mcp and run. */
+describe('the new tool families through exec, mcp and run (issue #15)', () => {
+  let site: http.Server;
+  let port = 0;
+  const root = makeTempDir('toolgate-catalogue-cli-');
+  beforeAll(async () => {
+    site = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('High water at Brest: 06:12.');
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    port = (site.address() as AddressInfo).port;
+    writeFileSync(
+      path.join(root, 'toolgate.toml'),
+      `[tools.approval]\nallowlist = ["web_fetch"]\n[tools.web]\nallow_private = ["127.0.0.1:${port}"]\n`,
+    );
+  });
+  afterAll(() => site.close());
+
+  const exec = async (calls: unknown[], ...flags: string[]) => {
+    const run = await runCliAsync(['exec', ...flags], { cwd: root, input: JSON.stringify(calls) });
+    expect(run.status, run.stderr).toBe(0);
+    return JSON.parse(run.stdout) as Result[];
+  };
+
+  it('toolgate exec --user: a note saved by one user is found by that user in a later process, never by another', async () => {
+    const [saved] = await exec(
+      [{ id: '1', name: 'memory_save', arguments: { content: 'The boat key hangs by the chart table.' } }],
+      '--user',
+      'alice',
+    );
+    const id = (JSON.parse(saved?.content ?? '{}') as { note_id: string }).note_id;
+    expect(id).toMatch(/^note-/);
+    const search = { id: '1', name: 'memory_search', arguments: { query: 'boat key' } };
+    const [mine] = await exec([search], '--user', 'alice');
+    expect(JSON.parse(mine?.content ?? '[]')).toEqual([
+      { text: 'The boat key hangs by the chart table.', source: 'note', score: 1, note_id: id },
+    ]);
+    const [theirs] = await exec([search], '--user', 'bob');
+    expect(JSON.parse(theirs?.content ?? '')).toEqual([]);
+  });
+
+  it('toolgate mcp: the note tools are listed with their hints; save then search over the SDK client', async () => {
+    const client = new Client({ name: 't', version: '0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'mcp', '--user', 'carol'],
+        cwd: root,
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      const hints = Object.fromEntries(
+        tools.filter((t) => t.name.startsWith('memory_')).map((t) => [t.name, t.annotations?.readOnlyHint]),
+      );
+      expect(hints).toEqual({
+        memory_search: true,
+        memory_save: false,
+        memory_update: false,
+        memory_delete: false,
+      });
+      const saved = await client.callTool({
+        name: 'memory_save',
+        arguments: { content: 'Carol prefers the north mooring.' },
+      });
+      expect(saved.isError).toBe(false);
+      const r = await client.callTool({ name: 'memory_search', arguments: { query: 'mooring' } });
+      const text = (r.content as { text: string }[])[0]?.text ?? '';
+      expect(JSON.parse(text)[0]).toMatchObject({ text: 'Carol prefers the north mooring.', source: 'note' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('toolgate run: a model saves a note, adds a todo and fetches a page in one turn, then finds the note and its own words', async () => {
+    const server = await startReplayServer([
+      {
+        body: chatStream({
+          calls: [
+            { id: 'c1', name: 'memory_save', args: '{"content":"Spring tides next week: moor deeper."}' },
+            { id: 'c2', name: 'write_todos', args: '{"action":"add","task":"check the mooring lines"}' },
+            { id: 'c3', name: 'web_fetch', args: JSON.stringify({ url: `http://127.0.0.1:${port}/` }) },
+          ],
+        }),
+      },
+      {
+        body: chatStream({
+          calls: [
+            {
+              id: 'c4',
+              name: 'memory_search',
+              args: '{"query":"spring tides mooring","include_conversation":true}',
+            },
+          ],
+        }),
+      },
+      { body: textAnswer('openai', 'Noted.') },
+    ]);
+    try {
+      const run = await runCliAsync(
+        ['run', 'remember the tides', ...replayModelArgs(server.url), '--user', 'dan', '--session', 'R'],
+        { cwd: root, env: noKeys },
+      );
+      expect(run.stderr).toBe('');
+      expect(run.stdout.trim()).toBe('Noted.');
+      const second = JSON.stringify(requestBody(server, 1));
+      expect(second).toContain('note_id');
+      expect(second).toContain('check the mooring lines');
+      expect(second).toContain('High water at Brest: 06:12.');
+      const third = requestBody(server, 2) as { messages: { tool_call_id?: string; content: string }[] };
+      const answer = third.messages.find((m) => m.tool_call_id === 'c4')?.content ?? '[]';
+      const hits = JSON.parse(answer) as { text: string; source: string }[];
+      // the note itself, and the conversation: the user's prompt, and the call that saved the note
+      expect(hits[0]).toMatchObject({ text: 'Spring tides next week: moor deeper.', source: 'note' });
+      const said = hits.filter((h) => h.source === 'conversation').map((h) => h.text);
+      expect(said).toContain('user: remember the tides');
+      expect(said.some((t) => t.startsWith('assistant: memory_save {"content":"Spring tides'))).toBe(true);
+      expect(said.some((t) => t.includes('memory_search'))).toBe(false); // not the search's own call
+    } finally {
+      await server.close();
+    }
+  });
+});
