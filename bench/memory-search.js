@@ -117,7 +117,9 @@ async function embeddingsServer() {
         }
         return { object: 'embedding', index, embedding: v };
       });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data }));
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
