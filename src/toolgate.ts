@@ -112,6 +112,10 @@ export class Toolgate {
       deniedFiles.push(file, `${file}-wal`, `${file}-shm`, `${file}-journal`);
     }
     if (options.configFile) deniedFiles.push(path.resolve(baseDir, options.configFile));
+    // Vaults: read by vault_copyto alone, through its own sandbox; denied to every other tool.
+    // Relative vault roots are the config file's business: they resolve against its directory.
+    const vaultBase = options.configFile ? path.dirname(path.resolve(baseDir, options.configFile)) : baseDir;
+    const vaults = this.config.tools.vault.roots.map((root) => path.resolve(vaultBase, root));
     this.sandbox = new Sandbox({
       roots: options.roots ?? sandboxConfig.allowed_roots,
       baseDir,
@@ -119,6 +123,7 @@ export class Toolgate {
       allowAbsolute: sandboxConfig.allow_absolute,
       includeDefaultDenies: sandboxConfig.include_default_denies,
       deniedFiles,
+      deniedDirs: vaults,
     });
     this.policy = new PolicyEngine(this.config.tools, options.configFile);
     this.configWhere = options.configFile
@@ -131,6 +136,8 @@ export class Toolgate {
             readCache: options.readCache ?? this.#defaultReadCache(),
             roots: this.sandbox.roots,
             deniedFiles,
+            deniedDirs: vaults,
+            baseDir: vaultBase,
             ...(this.journal ? { todos: new JournalTodoStore(this.journal, this.session) } : {}),
             user: options.user,
             conversation: this.#conversationSource(),

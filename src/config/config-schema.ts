@@ -201,6 +201,18 @@ const web = z
   })
   .prefault({});
 
+/** vault_copyto (docs/VAULT.md): read-only stores outside the workspace. */
+const vault = z
+  .strictObject({
+    /** Directories only vault_copyto may read; every other tool is denied them, even inside a root. */
+    roots: z.array(z.string().min(1)).default([]),
+    /** Most bytes one copy may bring over (a file, or a whole tree). */
+    max_bytes: positiveInt.default(100 * 1024 * 1024),
+    /** Most files one copy of a tree may bring over. */
+    max_files: positiveInt.default(10_000),
+  })
+  .prefault({});
+
 const tools = z
   .strictObject({
     mode: z.enum(['disabled', 'parse_only', 'enabled']).default('enabled'),
@@ -223,6 +235,7 @@ const tools = z
     run_command: runCommand,
     web,
     memory,
+    vault,
     /** Tools advertised in parse_only mode whose results a person supplies (CFG-TOOLS-02). */
     definitions: z
       .array(

@@ -16,6 +16,11 @@ export interface SandboxOptions {
   includeDefaultDenies?: boolean;
   /** Exact files to deny as well (the config file in use, the journal). */
   deniedFiles?: readonly string[];
+  /**
+   * Directories no path tool may touch, with everything under them, even inside a root: the vaults
+   * (`[tools.vault] roots`), which only vault_copyto reads, through a sandbox of their own.
+   */
+  deniedDirs?: readonly string[];
 }
 
 /** A path that passed FR-VAL-04: canonical, inside `root`, not denied. Use `absolute` for I/O. */
@@ -63,6 +68,7 @@ export class Sandbox {
    */
   #deny: { isDenied: (posixPath: string) => string | undefined; checkAbsolute: boolean } | undefined;
   readonly #deniedFiles: ReadonlySet<string>;
+  readonly #deniedDirs: readonly string[];
 
   constructor(options: SandboxOptions) {
     const base = options.baseDir ?? process.cwd();
@@ -80,16 +86,18 @@ export class Sandbox {
       ? realpathSync.native(path.resolve(base, options.workingDir))
       : firstRoot;
     this.allowAbsolute = options.allowAbsolute ?? false;
+    this.#deniedDirs = (options.deniedDirs ?? []).map((dir) => canonicalDir(path.resolve(base, dir)));
     const patterns = expandPatterns([
       ...TOOLGATE_OWN_PATTERNS,
       ...(options.includeDefaultDenies === false ? [] : DEFAULT_DENIED_PATTERNS),
       ...(options.deniedPatterns ?? []),
+      ...dirPatterns(this.#deniedDirs, this.roots),
     ]);
     this.#patterns = patterns;
     this.#deniedFiles = new Set((options.deniedFiles ?? []).map((file) => path.resolve(base, file)));
     // Compiling the patterns takes milliseconds that a server answering tools/list does not need:
     // done on the first path checked, or now when the config adds patterns (a bad one fails here).
-    if (options.deniedPatterns?.length) this.#denials();
+    if (options.deniedPatterns?.length || this.#deniedDirs.length) this.#denials();
   }
 
   #denials(): { isDenied: (posixPath: string) => string | undefined; checkAbsolute: boolean } {
@@ -120,7 +128,9 @@ export class Sandbox {
   /** Whether an entry found inside a root (by its root-relative and absolute path) is denied. */
   isDeniedEntry(relative: string, absolute: string): boolean {
     return (
-      (this.#deny ?? this.#denials()).isDenied(relative) !== undefined || this.#deniedFiles.has(absolute)
+      (this.#deny ?? this.#denials()).isDenied(relative) !== undefined ||
+      this.#deniedFiles.has(absolute) ||
+      this.#deniedDirs.some((d) => absolute === d || absolute.startsWith(`${d}${path.sep}`))
     );
   }
 
@@ -149,6 +159,13 @@ export class Sandbox {
   /** Step 7 of FR-VAL-04: denied patterns (root-relative, and absolute where it matters) and own files. */
   #checkDenied(resolved: ResolvedPath): ResolvedPath {
     const { input, absolute, relative } = resolved;
+    const vault = this.#deniedDirs.find((d) => absolute === d || absolute.startsWith(`${d}${path.sep}`));
+    if (vault !== undefined) {
+      throw violation(
+        `path "${relative}" is inside a vault ([tools.vault] roots): no tool but vault_copyto reads a vault; copy what you need into the workspace with vault_copyto`,
+        { attempted: input, resolved: relative },
+      );
+    }
     const deny = this.#deny ?? this.#denials();
     const denied =
       deny.isDenied(relative) ?? (deny.checkAbsolute ? deny.isDenied(toPosix(absolute)) : undefined);
@@ -245,6 +262,39 @@ export class Sandbox {
     // 7. denied patterns, on the root-relative and the absolute normalized forms.
     return this.#checkDenied({ input, absolute, root, relative });
   }
+}
+
+/** A directory's canonical path; one that does not exist (yet) is taken as written. */
+function canonicalDir(dir: string): string {
+  try {
+    return realpathSync.native(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/** Glob text for a literal path: every character picomatch could read as syntax escaped. */
+function literalGlob(p: string): string {
+  return toPosix(p).replace(/[*?[\]{}()!+@\\]/g, '\\$&');
+}
+
+/**
+ * Denied directories as patterns, so that tools which walk a tree and ask only `deniedPattern`
+ * (grep, glob, list_directory) leave them out too: the absolute form, and the form relative to each
+ * root that holds one (a root inside one is wholly denied).
+ */
+function dirPatterns(dirs: readonly string[], roots: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const dir of dirs) {
+    out.push(`${literalGlob(dir)}/**`);
+    for (const root of roots) {
+      const rel = path.relative(root, dir);
+      const inside = rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+      if (rel === '' || root.startsWith(`${dir}${path.sep}`)) out.push('**');
+      else if (inside) out.push(`${literalGlob(rel)}/**`);
+    }
+  }
+  return out;
 }
 
 function canonicalize(lexical: string, input: string): string {

@@ -753,6 +753,36 @@ export const BUILTIN_LISTING: Readonly<Record<string, ToolListing>> = {
       additionalProperties: false,
     },
   },
+  vault_copyto: {
+    description:
+      'Copy a file or directory tree from a read-only vault into the workspace (atomic, size-capped; returns its SHA-256). Always asks the user.',
+    tier: 'privileged',
+    category: 'vault',
+    inputSchema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        source: {
+          type: 'string',
+          minLength: 1,
+          description:
+            'The vault file or directory: an absolute path inside a vault, or relative to the vault when there is one.',
+        },
+        destination: {
+          type: 'string',
+          minLength: 1,
+          description: 'The new file or directory in the workspace, relative to the workspace root.',
+        },
+        overwrite: {
+          default: false,
+          description: 'Replace an existing file (a directory is never merged into an existing one).',
+          type: 'boolean',
+        },
+      },
+      required: ['source', 'destination'],
+      additionalProperties: false,
+    },
+  },
   memory: {
     description:
       'Persistent memory that outlives the session: set, get or delete a value by key, list the keys, or search keys and values by words.',

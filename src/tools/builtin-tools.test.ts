@@ -38,6 +38,11 @@ const argsFor: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
     content: fc.string({ minLength: 1, maxLength: 100 }),
   }),
   memory_delete: fc.record({ note_id: fc.uuid().map((u) => `note-${u}`) }),
+  vault_copyto: fc.record({
+    source: fc.string({ minLength: 1 }),
+    destination: fc.string({ minLength: 1 }),
+    overwrite: fc.boolean(),
+  }),
   web_search: fc.record({
     query: fc.string({ minLength: 1, maxLength: 50 }),
     num_results: fc.integer({ min: 1, max: 20 }),
@@ -109,6 +114,7 @@ describe('built-in tool invocations', () => {
       memory_save: { content: 'the tide turns at six' },
       memory_update: { note_id: 'note-00000000-0000-4000-8000-000000000000', content: 'x' },
       memory_delete: { note_id: 'note-00000000-0000-4000-8000-000000000000' },
+      vault_copyto: { source: 'report.csv', destination: 'in/report.csv' },
     };
     expect(Object.keys(valid).sort()).toEqual(tools.map((t) => t.name).sort());
     const gate = createToolgate({

@@ -33,6 +33,7 @@ import { createSystemLogsTool } from './system/system-logs.js';
 import { createSystemMetricsTool } from './system/system-metrics.js';
 import { MemoryTodoStore, type TodoStore } from './todos/todo-store.js';
 import { createWriteTodosTool } from './todos/write-todos.js';
+import { createVaultCopyTool } from './vault/vault-copyto.js';
 import { createWebFetchTool } from './web/web-fetch.js';
 import { createWebSearchTool } from './web/web-search.js';
 
@@ -41,6 +42,10 @@ export interface SessionForTools {
   /** The sandbox's canonical roots and toolgate's own files, for the OS sandbox of run_command. */
   roots?: readonly string[];
   deniedFiles?: readonly string[];
+  /** Directories no tool but vault_copyto reads (the vaults), resolved; denied to commands too. */
+  deniedDirs?: readonly string[];
+  /** Where relative vault roots resolve. */
+  baseDir?: string;
   /** The session's todo list (write_todos); in memory when not given. */
   todos?: TodoStore;
   /** Whose memory (`--user`); wins over `[tools.memory] user`. */
@@ -147,7 +152,7 @@ export function builtinToolMakers(
                     ...(config.tools.sandbox.include_default_denies ? DEFAULT_DENIED_PATTERNS : []),
                     ...config.tools.sandbox.denied_patterns,
                   ],
-                  deniedFiles: session.deniedFiles ?? [],
+                  deniedFiles: [...(session.deniedFiles ?? []), ...(session.deniedDirs ?? [])],
                   allowedHosts: config.tools.run_command.allowed_hosts,
                 }),
               }
@@ -160,6 +165,17 @@ export function builtinToolMakers(
     ['read_system_logs', () => createSystemLogsTool()],
     ['git_status', () => createGitStatusTool()],
     ['write_todos', () => createWriteTodosTool(session.todos ?? new MemoryTodoStore())],
+    [
+      'vault_copyto',
+      () =>
+        createVaultCopyTool({
+          roots: config.tools.vault.roots,
+          baseDir: session.baseDir ?? process.cwd(),
+          maxBytes: config.tools.vault.max_bytes,
+          maxFiles: config.tools.vault.max_files,
+          timeoutMs: config.tools.timeouts.shell_commands_seconds * 1000,
+        }),
+    ],
     ['memory', () => createMemoryTool(memory())],
     ['memory_search', () => notes().search],
     ['memory_save', () => notes().save],

@@ -36,7 +36,7 @@ describe('the CLI runs as a bundle (dist/bundle, built by npm run build)', () =>
     const dir = makeTempDir();
     const log = path.join(dir, 'loads.txt');
     const child = await mcpToolsListWithLog(log, dir);
-    expect(child.tools).toBe(23);
+    expect(child.tools).toBe(24);
     const files = loadedBy(log);
     expect(files[0]).toBe('bin/toolgate.js');
     // Only the bundle's own files, and ripgrep's package (its binary's path); better-sqlite3's native

@@ -194,6 +194,7 @@ describe('other commands', () => {
       'read_system_logs',
       'run_command',
       'system_metrics_snapshot',
+      'vault_copyto',
       'web_fetch',
       'web_search',
       'write_file',

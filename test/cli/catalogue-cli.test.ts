@@ -1,15 +1,15 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO } from '../cli/run-cli.js';
 import { chatStream, textAnswer } from '../helpers/provider-streams.js';
 import { requestBody, startReplayServer } from '../helpers/replay-server.js';
 import { replayModelArgs, runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir } from '../helpers/workspace.js';
+import { REPO } from './run-cli.js';
 
 const BIN = path.join(REPO, 'bin', 'toolgate.js');
 const noKeys = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '' };
@@ -20,7 +20,10 @@ describe('the new tool families through exec, mcp and run (issue #15)', () => {
   let site: http.Server;
   let port = 0;
   const root = makeTempDir('toolgate-catalogue-cli-');
+  const vault = makeTempDir('toolgate-catalogue-vault-');
   beforeAll(async () => {
+    mkdirSync(`${vault}/tables`);
+    writeFileSync(`${vault}/tables/brest.txt`, 'Brest 06:12 4.8 m\n');
     site = http.createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('High water at Brest: 06:12.');
@@ -29,7 +32,10 @@ describe('the new tool families through exec, mcp and run (issue #15)', () => {
     port = (site.address() as AddressInfo).port;
     writeFileSync(
       path.join(root, 'toolgate.toml'),
-      `[tools.approval]\nallowlist = ["web_fetch"]\n[tools.web]\nallow_private = ["127.0.0.1:${port}"]\n`,
+      `[tools.approval]\nallowlist = ["web_fetch"]\n[tools.web]\nallow_private = ["127.0.0.1:${port}"]\n` +
+        `[tools.vault]\nroots = ["${vault}"]\n` +
+        `[[tools.policy.rules]]\ntool = "vault_copyto"\naction = "allow"\n` +
+        `conditions = [{ param = "source", operator = "startsWith", value = "tables" }]\n`,
     );
   });
   afterAll(() => site.close());
@@ -55,6 +61,23 @@ describe('the new tool families through exec, mcp and run (issue #15)', () => {
     ]);
     const [theirs] = await exec([search], '--user', 'bob');
     expect(JSON.parse(theirs?.content ?? '')).toEqual([]);
+  });
+
+  it('toolgate exec: vault_copyto asks (denied with nobody to approve, unless a rule stands for it); the vault is no path for read_file', async () => {
+    const [asked, standing, read] = await exec(
+      [
+        { id: '1', name: 'vault_copyto', arguments: { source: 'other.txt', destination: 'x.txt' } },
+        { id: '2', name: 'vault_copyto', arguments: { source: 'tables', destination: 'tables' } },
+        { id: '3', name: 'read_file', arguments: { path: `${vault}/tables/brest.txt` } },
+      ],
+      '--approve',
+      'none',
+    );
+    expect(asked?.error?.type).toBe('Denied');
+    expect(standing?.ok, standing?.content).toBe(true);
+    expect(standing?.content).toMatch(/sha256 of the manifest [0-9a-f]{64}/);
+    expect(readFileSync(`${root}/tables/brest.txt`, 'utf8')).toBe('Brest 06:12 4.8 m\n');
+    expect(read?.error?.type).toBe('SandboxViolation');
   });
 
   it('toolgate mcp: the note tools are listed with their hints; save then search over the SDK client', async () => {

@@ -1,0 +1,292 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { type FileHandle, link, lstat, mkdir, open, readdir, rename, rm, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolError } from '../../core/tool-error.js';
+import { mapFsError, openDirectoryChain, openForRead, throughFd } from '../../sandbox/safe-fs.js';
+import type { ResolvedPath, Sandbox } from '../../sandbox/sandbox.js';
+
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
+const CHUNK = 1024 * 1024;
+
+export interface CopyLimits {
+  maxBytes: number;
+  maxFiles: number;
+}
+
+export interface CopiedFile {
+  /** Relative to the copied directory ('' for a single file). */
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+export interface CopyOutcome {
+  kind: 'file' | 'directory';
+  files: CopiedFile[];
+  bytes: number;
+  /** A file: its SHA-256. A tree: the SHA-256 of its manifest (`sha256sum` lines, paths in byte order). */
+  sha256: string;
+  /** Entries left behind: links, devices, FIFOs, sockets, and paths the vault's own denials cover. */
+  skipped: string[];
+}
+
+/** What one copy has used of its limits so far. */
+class Budget {
+  bytes = 0;
+  files = 0;
+  constructor(
+    private readonly limits: CopyLimits,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  file(): void {
+    if (this.signal.aborted) throw this.signal.reason;
+    if (++this.files > this.limits.maxFiles)
+      throw new ToolError(
+        'LimitExceeded',
+        `the tree holds more than ${this.limits.maxFiles} files; copy a smaller part, or raise [tools.vault] max_files`,
+      );
+  }
+
+  add(n: number): void {
+    this.bytes += n;
+    if (this.bytes > this.limits.maxBytes)
+      throw new ToolError(
+        'LimitExceeded',
+        `more than ${this.limits.maxBytes} bytes to copy; copy a smaller part, or raise [tools.vault] max_bytes`,
+      );
+  }
+}
+
+/**
+ * Copies a vault file or directory tree into the workspace (vault_copyto). Both sides are verified
+ * I/O: the source is opened through its vault's sandbox (the descriptor checked to be the path
+ * asked for) and walked by descriptor with O_NOFOLLOW, so no link in the vault, swapped in or not,
+ * can redirect a read; the destination's parent is opened one component at a time with O_NOFOLLOW,
+ * and everything is written under a temporary name there, then renamed into place: a reader sees
+ * nothing or the whole copy. Links and special files in a tree are skipped and named, never followed.
+ */
+export async function copyFromVault(
+  source: ResolvedPath,
+  vault: Sandbox,
+  destination: ResolvedPath,
+  workspace: Sandbox,
+  options: { overwrite: boolean; limits: CopyLimits; signal: AbortSignal },
+): Promise<CopyOutcome> {
+  if (destination.relative === '.')
+    throw new ToolError('BadArgs', 'the destination is a root itself; name a new file or directory in it');
+  const pre = await lstat(source.absolute).catch((error: unknown) => {
+    throw mapFsError(error, source.relative);
+  });
+  const budget = new Budget(options.limits, options.signal);
+  const parent = await openDirectoryChain(workspace, path.dirname(destination.absolute), {
+    create: true,
+    relative: destination.relative,
+  });
+  const name = path.basename(destination.absolute);
+  const parentPath = throughFd(parent, path.dirname(destination.absolute));
+  const finalPath = `${parentPath}/${name}`;
+  const tempPath = `${parentPath}/.${name}.toolgate-${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    const existing = await lstat(finalPath).catch(() => undefined);
+    if (pre.isDirectory()) {
+      if (existing)
+        throw new ToolError(
+          'AlreadyExists',
+          `"${destination.relative}" already exists; a tree is never merged into what is there: name a new directory`,
+        );
+      const files: CopiedFile[] = [];
+      const skipped: string[] = [];
+      const from = await openForRead(source, vault, 'directory');
+      try {
+        await mkdir(tempPath, { mode: 0o755 });
+        const into = await open(tempPath, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        try {
+          await copyTree(from.handle, into, '', {
+            source,
+            vault,
+            budget,
+            files,
+            skipped,
+            intoRoot: path.join(path.dirname(destination.absolute), path.basename(tempPath)),
+          });
+        } finally {
+          await into.close();
+        }
+      } finally {
+        await from.handle.close();
+      }
+      // Nothing may have appeared at the name meanwhile: a rename would replace an empty directory.
+      if (await lstat(finalPath).catch(() => undefined))
+        throw new ToolError(
+          'AlreadyExists',
+          `"${destination.relative}" appeared while copying; nothing was replaced`,
+        );
+      await rename(tempPath, finalPath);
+      await parent.sync().catch(() => {});
+      files.sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+      const manifest = files.map((f) => `${f.sha256}  ${f.path}\n`).join('');
+      return {
+        kind: 'directory',
+        files,
+        bytes: budget.bytes,
+        sha256: createHash('sha256').update(manifest).digest('hex'),
+        skipped,
+      };
+    }
+    if (existing?.isDirectory())
+      throw new ToolError(
+        'BadArgs',
+        `"${destination.relative}" is a directory; name the file to create in it`,
+      );
+    if (existing && !options.overwrite)
+      throw new ToolError(
+        'AlreadyExists',
+        `"${destination.relative}" already exists; pass overwrite: true to replace it`,
+      );
+    if (existing && !existing.isFile() && !existing.isSymbolicLink())
+      throw new ToolError(
+        'BadArgs',
+        `"${destination.relative}" is not a regular file; refusing to replace it`,
+      );
+    const from = await openForRead(source, vault, 'file');
+    let copied: CopiedFile;
+    try {
+      budget.file();
+      copied = await copyFile(from.handle, tempPath, from.stat.mode, '', budget);
+    } finally {
+      await from.handle.close();
+    }
+    if (existing) await rename(tempPath, finalPath);
+    else {
+      await link(tempPath, finalPath); // EEXIST if something appeared meanwhile: never clobbered
+      await unlink(tempPath);
+    }
+    await parent.sync().catch(() => {});
+    return { kind: 'file', files: [copied], bytes: copied.bytes, sha256: copied.sha256, skipped: [] };
+  } catch (error) {
+    await rm(tempPath, { recursive: true, force: true }).catch(() => {});
+    if (options.signal.aborted) throw error;
+    throw mapFsError(error, destination.relative);
+  } finally {
+    await parent.close();
+  }
+}
+
+interface Walk {
+  source: ResolvedPath;
+  vault: Sandbox;
+  budget: Budget;
+  files: CopiedFile[];
+  skipped: string[];
+}
+
+/**
+ * Copies what `from` holds into `into`, both open directories, by descriptor all the way down
+ * (their paths are used only where /proc is missing).
+ */
+async function copyTree(
+  from: FileHandle,
+  into: FileHandle,
+  rel: string,
+  walk: Walk & { intoRoot: string },
+): Promise<void> {
+  const fromPath = throughFd(from, rel ? path.join(walk.source.absolute, rel) : walk.source.absolute);
+  const intoPath = throughFd(into, rel ? path.join(walk.intoRoot, rel) : walk.intoRoot);
+  const entries = await readdir(fromPath, { withFileTypes: true });
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+    const inVault = walk.source.relative === '.' ? childRel : `${walk.source.relative}/${childRel}`;
+    if (walk.vault.isDeniedEntry(inVault, path.join(walk.source.absolute, childRel))) {
+      walk.skipped.push(`${childRel} (denied)`);
+      continue;
+    }
+    if (entry.isDirectory()) {
+      let sub: FileHandle;
+      try {
+        sub = await open(`${fromPath}/${entry.name}`, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      } catch (error) {
+        if (
+          (error as NodeJS.ErrnoException).code === 'ELOOP' ||
+          (error as NodeJS.ErrnoException).code === 'ENOTDIR'
+        ) {
+          walk.skipped.push(`${childRel} (changed into a link while copying)`);
+          continue;
+        }
+        throw error;
+      }
+      try {
+        await mkdir(`${intoPath}/${entry.name}`, { mode: 0o755 });
+        const target = await open(`${intoPath}/${entry.name}`, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        try {
+          await copyTree(sub, target, childRel, walk);
+        } finally {
+          await target.close();
+        }
+      } finally {
+        await sub.close();
+      }
+    } else if (entry.isFile()) {
+      let file: FileHandle;
+      try {
+        file = await open(`${fromPath}/${entry.name}`, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
+          walk.skipped.push(`${childRel} (changed into a link while copying)`);
+          continue;
+        }
+        throw error;
+      }
+      try {
+        const stat = await file.stat();
+        if (!stat.isFile()) {
+          walk.skipped.push(`${childRel} (not a regular file)`);
+          continue;
+        }
+        walk.budget.file();
+        walk.files.push(await copyFile(file, `${intoPath}/${entry.name}`, stat.mode, childRel, walk.budget));
+      } finally {
+        await file.close();
+      }
+    } else {
+      walk.skipped.push(`${childRel} (${entry.isSymbolicLink() ? 'symbolic link' : 'not a regular file'})`);
+    }
+  }
+}
+
+/** Streams an open file into a new file at `to` (created exclusively, never through a link), hashing it. */
+async function copyFile(
+  from: FileHandle,
+  to: string,
+  mode: number,
+  rel: string,
+  budget: Budget,
+): Promise<CopiedFile> {
+  const out = await open(
+    to,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW,
+    mode & 0o777,
+  );
+  const hash = createHash('sha256');
+  const buffer = Buffer.allocUnsafe(CHUNK);
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { bytesRead } = await from.read(buffer, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      budget.add(bytesRead);
+      const chunk = buffer.subarray(0, bytesRead);
+      hash.update(chunk);
+      await out.write(chunk);
+      bytes += bytesRead;
+    }
+    await out.sync();
+  } finally {
+    await out.close();
+  }
+  return { path: rel, bytes, sha256: hash.digest('hex') };
+}
