@@ -26,6 +26,7 @@ import { type RateCounter, SlidingWindowCounter } from './policy/rate-limiter.js
 import { type BatchObserver, executeBatch } from './run/execute-batch.js';
 import { Sandbox } from './sandbox/sandbox.js';
 import { builtinTools } from './tools/builtin-tools.js';
+import { MemoryTodoStore, type Todo, type TodoStore } from './tools/todos/todo-store.js';
 import { MemoryReadCache, type ReadCache } from './tools/fs/read-cache.js';
 import { gitConfigDangers } from './tools/git/repo-config.js';
 import { scrubEnv } from './tools/shell/env-scrub.js';
@@ -93,6 +94,8 @@ export class Toolgate {
   readonly #approver: Approver;
   readonly journal: Journal | undefined;
   readonly #conversation: boolean;
+  /** The session's todo list (write_todos): in the journal when there is one, so it survives a restart. */
+  readonly #todos: TodoStore;
   readonly session: string;
   readonly #grants: GrantStore;
   /** The config file in use, or where one would be read (named in denials that say how to allow). */
@@ -106,6 +109,7 @@ export class Toolgate {
     this.journal = options.journal;
     this.#conversation = options.conversation !== false;
     this.session = options.session ?? randomUUID();
+    this.#todos = this.journal ? new JournalTodoStore(this.journal, this.session) : new MemoryTodoStore();
     // The journal file (and its WAL/SHM companions) is toolgate's own state: never a tool's.
     if (options.journal && options.journal.location !== ':memory:') {
       const file = path.resolve(baseDir, options.journal.location);
@@ -138,7 +142,7 @@ export class Toolgate {
             deniedFiles,
             deniedDirs: vaults,
             baseDir: vaultBase,
-            ...(this.journal ? { todos: new JournalTodoStore(this.journal, this.session) } : {}),
+            todos: this.#todos,
             user: options.user,
             conversation: this.#conversationSource(),
           });
@@ -156,6 +160,11 @@ export class Toolgate {
       denyWith(
         'nobody was asked: no approver is set (createToolgate({ approver })), so confirmations are denied',
       );
+  }
+
+  /** The session's todo list as write_todos keeps it (what `toolgate chat` shows). */
+  todos(): Todo[] {
+    return this.#todos.list();
   }
 
   /** The session's messages for memory_search, when the journal keeps them. */

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { ApprovalDecision, ConfirmationRequest } from '../core/confirmation.js';
 import type { BatchRecord } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import type { Todo } from '../tools/todos/todo-store.js';
 import type { CallView, ChatController, ChatState } from './chat-controller.js';
 import { chatMode } from './chat-mode.js';
 import { type ChatTitle, statusLine } from './status-line.js';
@@ -85,6 +86,33 @@ function ApprovalPrompt({
 }
 
 /** FR-RES-05: resume the interrupted batch with the results it has, or discard them. */
+/** Todos on screen at most; `/todos` prints the whole list. */
+const TODO_ROWS = 8;
+
+/**
+ * The session's todo list (write_todos) above the input: open ones first, so a long list shows
+ * what is left; the count says how far along it is.
+ */
+function TodoPanel({ todos }: { todos: readonly Todo[] }) {
+  const done = todos.filter((t) => t.completed).length;
+  const ordered = [...todos.filter((t) => !t.completed), ...todos.filter((t) => t.completed)];
+  const shown = ordered.slice(0, TODO_ROWS);
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="green" paddingX={1}>
+      <Text bold color="green">{`todos · ${done} of ${todos.length} done`}</Text>
+      {shown.map((t) => (
+        <Text key={t.id} wrap="truncate-end" {...(t.completed ? { dimColor: true } : {})}>
+          {t.completed ? '☑ ' : '☐ '}
+          {sanitizeForTerminal(t.task)}
+        </Text>
+      ))}
+      {ordered.length > shown.length ? (
+        <Text dimColor>{`… ${ordered.length - shown.length} more (/todos lists them all)`}</Text>
+      ) : null}
+    </Box>
+  );
+}
+
 function RecoveryPrompt({ batches }: { batches: readonly BatchRecord[] }) {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="magenta" paddingX={1}>
@@ -274,6 +302,7 @@ export function ChatApp({ controller, title }: { controller: ChatController; tit
           <Text>Type /tool &lt;id&gt; &lt;result&gt; for each; the model continues when all have one.</Text>
         </Box>
       ) : null}
+      {state.todos.length > 0 ? <TodoPanel todos={state.todos} /> : null}
       <Box marginTop={1}>
         <Text color="cyan">{state.busy && !state.pending ? `${spinner} ` : '› '}</Text>
         <Text>{input}</Text>

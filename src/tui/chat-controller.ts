@@ -8,6 +8,7 @@ import { ownerAlive } from '../journal/process-identity.js';
 import { runTurn, type TurnOptions } from '../loop/run-turn.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import type { Toolgate } from '../toolgate.js';
+import type { Todo } from '../tools/todos/todo-store.js';
 import { helpText, parseLine, unknownCommand } from './slash-commands.js';
 
 /** FR-TUI-02: a call's state as drawn. */
@@ -42,6 +43,8 @@ export interface ChatState {
   /** FR-TUI-04: parse-only calls waiting for `/tool <id> <result>`. */
   pending: readonly AssistantToolCall[] | undefined;
   supplied: Readonly<Record<string, string>>;
+  /** The session's todo list (write_todos), as it stands after the last batch. */
+  todos: readonly Todo[];
   exit: boolean;
 }
 
@@ -53,6 +56,16 @@ export type ChatTurnSettings = Omit<
   'gate' | 'history' | 'prompt' | 'signal' | 'onEvent' | 'approver' | 'supplyResults'
 >;
 const clean = (text: string) => sanitizeForTerminal(text);
+
+/** `/todos`: every todo of the session, done or not, with its id. */
+export function todoText(todos: readonly Todo[]): string {
+  if (todos.length === 0) return 'no todos in this session (the model keeps them with write_todos)';
+  const done = todos.filter((t) => t.completed).length;
+  return [
+    `todos: ${done} of ${todos.length} done`,
+    ...todos.map((t) => `  ${t.completed ? '[x]' : '[ ]'} ${t.id}: ${clean(t.task)}`),
+  ].join('\n');
+}
 
 /** One line: how many batches of other sessions are unfinished, and the command for them. */
 function othersNotice(count: number, command: string): string {
@@ -80,6 +93,7 @@ export class ChatController {
     recovery: undefined,
     pending: undefined,
     supplied: {},
+    todos: [],
     exit: false,
   };
   #history: ConversationMessage[];
@@ -102,6 +116,7 @@ export class ChatController {
   }) {
     this.#gate = options.gate;
     this.#turnOptions = options.turn;
+    this.#state = { ...this.#state, todos: options.gate.todos() }; // a continued session's list
     this.#history = [...(options.history ?? [])];
     // A continued session (--session) shows what was said before, then the new turns.
     const earlier: TranscriptEntry[] = [];
@@ -193,6 +208,7 @@ export class ChatController {
         this.#turn?.abort();
         this.#set({ exit: true });
       } else if (parsed.name === 'help') this.#note(helpText());
+      else if (parsed.name === 'todos') this.#note(todoText(this.#gate.todos()));
       else this.#supply(parsed.args);
       return;
     }
@@ -346,6 +362,8 @@ export class ChatController {
         break;
       }
       case 'results':
+        // write_todos may have changed the list: the panel shows it as the store now has it.
+        if (event.message.results.length > 0) this.#set({ todos: this.#gate.todos() });
         for (const r of event.message.results) {
           const view = this.#state.calls.find((c) => c.id === r.id);
           if (!view) continue;

@@ -3,7 +3,7 @@
  * (one slash, no other) is a command; a known one runs, an unknown one is refused with the list.
  * A path such as `/etc/hosts` is an ordinary message, and `//text` sends `/text`.
  */
-export type CommandName = 'help' | 'tool' | 'quit';
+export type CommandName = 'help' | 'todos' | 'tool' | 'quit';
 
 export interface SlashCommand {
   name: CommandName;
@@ -14,6 +14,7 @@ export interface SlashCommand {
 
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'help', aliases: [], usage: '/help', does: 'this list of keys and commands' },
+  { name: 'todos', aliases: [], usage: '/todos', does: "the session's whole todo list (write_todos)" },
   {
     name: 'tool',
     aliases: [],

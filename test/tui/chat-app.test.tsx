@@ -309,7 +309,7 @@ describe('toolgate chat (ink): FR-TUI-01..04, FR-RES-05', () => {
     await t.type('/frobnicate now\r');
     const unknown = await until(t.frame, (f) => f.includes('unknown command'), 'the unknown-command notice');
     expect(unknown).toMatch(/unknown command \/frobnicate: nothing was sent/);
-    expect(unknown).toMatch(/\/help · \/tool <id> <result> · \/quit/);
+    expect(unknown.replace(/\s+/g, ' ')).toMatch(/\/help · \/todos · \/tool <id> <result> · \/quit/);
     await t.type('/toolbox\r');
     await until(t.frame, (f) => f.includes('unknown command /toolbox'), 'no prefix match');
     expect(server?.requests).toHaveLength(0);
@@ -429,5 +429,66 @@ describe('toolgate chat (ink): FR-TUI-01..04, FR-RES-05', () => {
     const f = await until(t.frame, (x) => x.includes('safe'), 'the answer');
     expect(f).not.toContain('\u001b]0;');
     expect(f).not.toContain('\u202e');
+  });
+
+  it('write_todos: the todo list is on screen as the model keeps it (open first, done counted); /todos prints it all; a continued session shows it at once', async () => {
+    const journal = SqliteJournal.open(path.join(ws.dir(), '.toolgate', 'journal.db'));
+    const add = (id: string, task: string) => ({
+      id,
+      name: 'write_todos',
+      args: JSON.stringify({ action: 'add', task }),
+    });
+    const t = await start(
+      [
+        {
+          body: chatStream({
+            calls: [add('t1', 'read the tide table'), add('t2', 'plan the crossing \u001b[31mnow')],
+          }),
+        },
+        { body: textAnswer('openai', 'Two things to do.') },
+      ],
+      {},
+      journal,
+    );
+    await t.type('plan it\r');
+    const f = await until(
+      t.frame,
+      (x) => x.includes('Two things to do.') && x.includes('todos ·'),
+      'the todo panel',
+    );
+    expect(f).toMatch(/todos · 0 of 2 done/);
+    expect(f).toMatch(/☐ read the tide table/);
+    expect(f).toMatch(/☐ plan the crossing/);
+    expect(f).not.toContain('\u001b[31m');
+    const [first] = journal.todos('T');
+    await t.type('/todos\r');
+    const listed = await until(t.frame, (x) => x.includes('todos: 0 of 2 done'), 'the /todos answer');
+    expect(listed).toContain(`[ ] ${first?.id}: read the tide table`);
+    unmount?.();
+    // the same session, later: the list comes back from the journal before anything is said
+    journal.saveTodos(
+      'T',
+      journal.todos('T').map((todo, i) => ({ ...todo, completed: i === 0 })),
+    );
+    const again = new ChatController({
+      gate: createToolgate({
+        config: validateConfig({}),
+        roots: [ws.dir()],
+        approver: denyAll,
+        session: 'T',
+        journal,
+      }),
+      turn: { adapter: adapterFor('openai'), connection: { baseUrl: 'http://127.0.0.1:9' }, model: 'm' },
+    });
+    const ui = render(<ChatApp controller={again} />);
+    unmount = ui.unmount;
+    const shown = await until(
+      () => ui.lastFrame(),
+      (x) => x.includes('todos ·'),
+      'the restored panel',
+    );
+    expect(shown).toMatch(/todos · 1 of 2 done/);
+    // open ones first
+    expect(shown.indexOf('☐ plan the crossing')).toBeLessThan(shown.indexOf('☑ read the tide table'));
   });
 });
