@@ -26,10 +26,10 @@ import { type RateCounter, SlidingWindowCounter } from './policy/rate-limiter.js
 import { type BatchObserver, executeBatch } from './run/execute-batch.js';
 import { Sandbox } from './sandbox/sandbox.js';
 import { builtinTools } from './tools/builtin-tools.js';
-import { MemoryTodoStore, type Todo, type TodoStore } from './tools/todos/todo-store.js';
 import { MemoryReadCache, type ReadCache } from './tools/fs/read-cache.js';
 import { gitConfigDangers } from './tools/git/repo-config.js';
 import { scrubEnv } from './tools/shell/env-scrub.js';
+import { MemoryTodoStore, type Todo, type TodoStore } from './tools/todos/todo-store.js';
 
 export interface ToolgateOptions {
   config?: ToolgateConfig;
