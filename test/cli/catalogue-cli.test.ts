@@ -15,7 +15,7 @@ const BIN = path.join(REPO, 'bin', 'toolgate.js');
 const noKeys = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '' };
 type Result = { ok: boolean; content: string; error?: { type: string } };
 
-/** The note tools, memory, write_todos and web_fetch through the real CLI: exec, mcp and run. */
+/** The five new tool families (web, memory, notes, todos, vault) through the real CLI: exec, mcp and run. */
 describe('the new tool families through exec, mcp and run (issue #15)', () => {
   let site: http.Server;
   let port = 0;
@@ -24,7 +24,20 @@ describe('the new tool families through exec, mcp and run (issue #15)', () => {
   beforeAll(async () => {
     mkdirSync(`${vault}/tables`);
     writeFileSync(`${vault}/tables/brest.txt`, 'Brest 06:12 4.8 m\n');
-    site = http.createServer((_req, res) => {
+    site = http.createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.pathname === '/search') {
+        // SearXNG's JSON API, as web_search's `searxng` provider reads it
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(
+          JSON.stringify({
+            query: url.searchParams.get('q'),
+            results: [
+              { url: 'https://tides.example/brest', title: 'Brest tides', content: 'High and low water.' },
+            ],
+          }),
+        );
+      }
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('High water at Brest: 06:12.');
     });
@@ -32,7 +45,8 @@ describe('the new tool families through exec, mcp and run (issue #15)', () => {
     port = (site.address() as AddressInfo).port;
     writeFileSync(
       path.join(root, 'toolgate.toml'),
-      `[tools.approval]\nallowlist = ["web_fetch"]\n[tools.web]\nallow_private = ["127.0.0.1:${port}"]\n` +
+      `[tools.approval]\nallowlist = ["web_fetch", "web_search"]\n[tools.web]\nallow_private = ["127.0.0.1:${port}"]\n` +
+        `[tools.web.search]\nprovider = "searxng"\nbase_url = "http://127.0.0.1:${port}"\n` +
         `[tools.vault]\nroots = ["${vault}"]\n` +
         `[[tools.policy.rules]]\ntool = "vault_copyto"\naction = "allow"\n` +
         `conditions = [{ param = "source", operator = "startsWith", value = "tables" }]\n`,
@@ -80,6 +94,25 @@ describe('the new tool families through exec, mcp and run (issue #15)', () => {
     expect(read?.error?.type).toBe('SandboxViolation');
   });
 
+  it('toolgate exec: web_search, write_todos and memory in one batch, results in call order', async () => {
+    const results = await exec(
+      [
+        { id: '1', name: 'web_search', arguments: { query: 'brest tides', num_results: 3 } },
+        { id: '2', name: 'write_todos', arguments: { action: 'add', task: 'check the tides' } },
+        { id: '3', name: 'memory', arguments: { action: 'set', key: 'port', value: 'Brest' } },
+        { id: '4', name: 'memory', arguments: { action: 'get', key: 'port' } },
+      ],
+      '--approve',
+      'none',
+    );
+    expect(results.map((r) => r.ok)).toEqual([true, true, true, true]);
+    expect(JSON.parse(results[0]?.content ?? '{}').results).toEqual([
+      { title: 'Brest tides', url: 'https://tides.example/brest', snippet: 'High and low water.' },
+    ]);
+    expect(results[1]?.content).toMatch(/check the tides/);
+    expect(results[3]?.content).toBe('Brest');
+  });
+
   it('toolgate mcp: the note tools are listed with their hints; save then search over the SDK client', async () => {
     const client = new Client({ name: 't', version: '0' });
     await client.connect(
@@ -109,6 +142,30 @@ describe('the new tool families through exec, mcp and run (issue #15)', () => {
       const r = await client.callTool({ name: 'memory_search', arguments: { query: 'mooring' } });
       const text = (r.content as { text: string }[])[0]?.text ?? '';
       expect(JSON.parse(text)[0]).toMatchObject({ text: 'Carol prefers the north mooring.', source: 'note' });
+      // the other families over MCP too
+      const textOf = (x: Awaited<ReturnType<typeof client.callTool>>) =>
+        (x.content as { text: string }[])[0]?.text ?? '';
+      const search = await client.callTool({ name: 'web_search', arguments: { query: 'brest' } });
+      expect(search.isError).toBe(false);
+      expect(textOf(search)).toContain('https://tides.example/brest');
+      const todo = await client.callTool({
+        name: 'write_todos',
+        arguments: { action: 'add', task: 'moor north' },
+      });
+      expect(textOf(todo)).toMatch(/moor north/);
+      const copy = await client.callTool({
+        name: 'vault_copyto',
+        arguments: { source: 'tables/brest.txt', destination: 'mcp-brest.txt' },
+      });
+      expect(copy.isError, textOf(copy)).toBe(false);
+      expect(readFileSync(`${root}/mcp-brest.txt`, 'utf8')).toBe('Brest 06:12 4.8 m\n');
+      // not covered by the standing rule, and this client answers no elicitation: denied with the hint
+      const asked = await client.callTool({
+        name: 'vault_copyto',
+        arguments: { source: 'other', destination: 'o' },
+      });
+      expect(asked.isError).toBe(true);
+      expect(textOf(asked)).toMatch(/tools\.policy\.rules/);
     } finally {
       await client.close();
     }
@@ -122,6 +179,8 @@ describe('the new tool families through exec, mcp and run (issue #15)', () => {
             { id: 'c1', name: 'memory_save', args: '{"content":"Spring tides next week: moor deeper."}' },
             { id: 'c2', name: 'write_todos', args: '{"action":"add","task":"check the mooring lines"}' },
             { id: 'c3', name: 'web_fetch', args: JSON.stringify({ url: `http://127.0.0.1:${port}/` }) },
+            { id: 'c5', name: 'web_search', args: '{"query":"brest tides"}' },
+            { id: 'c6', name: 'vault_copyto', args: '{"source":"tables","destination":"run-tables"}' },
           ],
         }),
       },
@@ -149,6 +208,9 @@ describe('the new tool families through exec, mcp and run (issue #15)', () => {
       expect(second).toContain('note_id');
       expect(second).toContain('check the mooring lines');
       expect(second).toContain('High water at Brest: 06:12.');
+      expect(second).toContain('https://tides.example/brest');
+      expect(second).toMatch(/sha256 of the manifest [0-9a-f]{64}/);
+      expect(readFileSync(`${root}/run-tables/brest.txt`, 'utf8')).toBe('Brest 06:12 4.8 m\n');
       const third = requestBody(server, 2) as { messages: { tool_call_id?: string; content: string }[] };
       const answer = third.messages.find((m) => m.tool_call_id === 'c4')?.content ?? '[]';
       const hits = JSON.parse(answer) as { text: string; source: string }[];
