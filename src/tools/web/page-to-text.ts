@@ -1,3 +1,4 @@
+import { gfm } from '@joplin/turndown-plugin-gfm';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
@@ -7,6 +8,8 @@ export type PageFormat = 'markdown' | 'text' | 'html';
 
 export interface PageText {
   title: string;
+  /** Who wrote it, when Readability finds a byline. */
+  byline?: string;
   text: string;
 }
 
@@ -15,6 +18,8 @@ type DomElement = ReturnType<Dom['querySelectorAll']>[number];
 
 /** Elements that are never content. */
 const NOISE = 'script, style, noscript, template, iframe, object, embed';
+/** A link whose whole text is one of these is a heading's permalink, not something to read. */
+const PERMALINK = new Set(['¶', '#', '§', '🔗', '⚓']);
 
 /**
  * An HTML page as the model should read it: `selector` (CSS) picks elements first; otherwise
@@ -25,8 +30,9 @@ const NOISE = 'script, style, noscript, template, iframe, object, embed';
 export function pageToText(html: string, pageUrl: string, format: PageFormat, selector?: string): PageText {
   const { document } = parseHTML(html);
   for (const node of document.querySelectorAll(NOISE)) node.remove();
+  for (const a of document.querySelectorAll('a')) if (PERMALINK.has((a.textContent ?? '').trim())) a.remove();
   absolutize(document, pageUrl);
-  const title = (document.querySelector('title')?.textContent ?? '').trim();
+  let title = (document.querySelector('title')?.textContent ?? '').trim();
   let chosen: string;
   if (selector) {
     let nodes: DomElement[];
@@ -48,9 +54,24 @@ export function pageToText(html: string, pageUrl: string, format: PageFormat, se
   } else {
     // Readability edits the document it reads: nothing else needs this one any more. Its article
     // comes back as the element itself, so turndown does not parse it again.
-    const article = new Readability(document as never, { serializer: (el) => el }).parse();
+    // Readability drops class names; a code block's language (`language-python`) is kept.
+    const languages = new Set<string>();
+    for (const code of document.querySelectorAll('pre code[class*="language-"], pre[class*="language-"]'))
+      for (const name of (code.getAttribute('class') ?? '').split(/\s+/))
+        if (name.startsWith('language-')) languages.add(name);
+    const article = new Readability(document as never, {
+      serializer: (el) => el,
+      classesToPreserve: [...languages],
+    }).parse();
     const element = article?.content as unknown as DomElement | undefined;
-    if (format === 'markdown' && element) return { title, text: markdown(element) };
+    // Readability's title is the article's own (the headline, without " | Site name").
+    if (article?.title) title = article.title.trim();
+    const byline = article?.byline?.trim();
+    const about = { title, ...(byline ? { byline } : {}) };
+    // The tables plugin cannot read linkedom's table nodes: a page with tables goes as text,
+    // which turndown parses itself (slower, so only then).
+    if (format === 'markdown' && element)
+      return { ...about, text: markdown(element.querySelector('table') ? element.outerHTML : element) };
     chosen = element?.outerHTML ?? document.body?.innerHTML ?? html;
   }
   if (format === 'html') return { title, text: chosen };
@@ -68,6 +89,7 @@ function markdown(input: string | DomElement): string {
     codeBlockStyle: 'fenced',
     bulletListMarker: '-',
   });
+  turndown.use(gfm); // tables as pipe tables, strikethrough, task lists
   return turndown.turndown(input as never).trim();
 }
 

@@ -68,9 +68,10 @@ export function createWebFetchTool(settings: WebFetchSettings) {
       const type = page.contentType.split(';')[0]?.trim() ?? '';
       const decoded = decode(page.body, page.contentType);
       let title = '';
+      let byline: string | undefined;
       let text: string;
       if (HTML.test(type) || (type === '' && /^\s*<(!doctype html|html)/i.test(decoded))) {
-        ({ title, text } = pageToText(decoded, page.url, a.format, a.selector));
+        ({ title, byline, text } = pageToText(decoded, page.url, a.format, a.selector));
       } else if (PASS.test(type) || type === '') {
         if (a.selector)
           throw new ToolError(
@@ -96,7 +97,7 @@ export function createWebFetchTool(settings: WebFetchSettings) {
           ? `[download stopped at ${page.body.length} bytes: [tools.web] max_download_bytes]`
           : '',
       ].filter(Boolean);
-      const head = `${title ? `# ${title}\n` : ''}Source: ${page.url}\n\n`;
+      const head = `${title ? `# ${title}\n` : ''}${byline ? `${byline}\n` : ''}Source: ${page.url}\n\n`;
       return {
         content: `${head}${text}${notes.length ? `\n\n${notes.join('\n')}` : ''}`,
         display: `${page.status} ${type || 'untyped'}, ${page.body.length} bytes from ${page.url}`,
