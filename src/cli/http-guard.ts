@@ -60,12 +60,6 @@ export function checkRequestOrigin(
   return undefined;
 }
 
-/** Bearer token check in constant time (digests of equal length, compared with timingSafeEqual). */
-export function tokenMatches(authorization: string | undefined, token: string): boolean {
-  const digest = (s: string) => createHash('sha256').update(s).digest();
-  return timingSafeEqual(digest(authorization ?? ''), digest(`Bearer ${token}`));
-}
-
 /** A request body over the cap: answered with 413, the rest never read. */
 export class BodyTooLarge extends Error {
   constructor(readonly limit: number) {

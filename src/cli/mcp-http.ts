@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer, type McpServerOptions } from '../mcp/mcp-server.js';
-import { BodyTooLarge, checkRequestOrigin, isLoopback, readBody, tokenMatches } from './http-guard.js';
+import { BodyTooLarge, checkRequestOrigin, isLoopback, readBody } from './http-guard.js';
+import { checkToken, parseUserTokens } from './mcp-users.js';
 import { UsageError } from './usage-error.js';
 
 /** Default cap on one request body: MCP messages are small; tool arguments are capped lower still. */
@@ -19,6 +20,8 @@ interface LiveSession {
   /** Requests of this session still being answered (a long call keeps its session). */
   active: number;
   timer: NodeJS.Timeout | undefined;
+  /** The user whose token opened it (TOOLGATE_MCP_USER_TOKENS); every later request must be theirs. */
+  user: string | undefined;
 }
 
 /** `[HOST:]PORT` → host and port; the host defaults to 127.0.0.1. */
@@ -43,11 +46,13 @@ export async function serveMcpHttp(
   sessionIdleMs = DEFAULT_SESSION_IDLE_MS,
 ): Promise<void> {
   const { host, port } = parseListen(listen);
-  const token = process.env.TOOLGATE_MCP_TOKEN;
+  const token = process.env.TOOLGATE_MCP_TOKEN || undefined;
+  const users = parseUserTokens(process.env.TOOLGATE_MCP_USER_TOKENS);
+  const guarded = token !== undefined || users.size > 0;
   const loopback = isLoopback(host);
-  if (!loopback && !token) {
+  if (!loopback && !guarded) {
     throw new UsageError(
-      `refusing to serve MCP on ${host} without a bearer token: set TOOLGATE_MCP_TOKEN, or listen on 127.0.0.1`,
+      `refusing to serve MCP on ${host} without a bearer token: set TOOLGATE_MCP_TOKEN (or TOOLGATE_MCP_USER_TOKENS), or listen on 127.0.0.1`,
     );
   }
   const sessions = new Map<string, LiveSession>();
@@ -83,13 +88,19 @@ export async function serveMcpHttp(
       refuse(res, 403, notHere);
       return;
     }
-    if (token && !tokenMatches(req.headers.authorization, token)) {
+    const who = checkToken(req.headers.authorization, token, users);
+    if (guarded && !who.matched) {
       refuse(res, 401, 'missing or wrong bearer token');
       return;
     }
     try {
       const sessionId = req.headers['mcp-session-id'];
       let live = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+      // A session belongs to whoever opened it: another user's token cannot use it.
+      if (live && live.user !== who.user) {
+        refuse(res, 403, 'this MCP session was opened with another bearer token');
+        return;
+      }
       let body: unknown;
       if (req.method === 'POST') {
         body = JSON.parse((await readBody(req, maxBodyBytes)).toString('utf8') || 'null');
@@ -114,11 +125,17 @@ export async function serveMcpHttp(
           },
         });
         // One MCP server per client session: its roots, approvals and calls are its own.
-        const mcp = createMcpServer({ ...serverOptions, session: session ?? randomUUID() });
+        // The token's user is whose memory this session's tools use (over --user and the config).
+        const mcp = createMcpServer({
+          ...serverOptions,
+          session: session ?? randomUUID(),
+          ...(who.user ? { user: who.user } : {}),
+        });
         const fresh: LiveSession = {
           transport: created,
           active: 0,
           timer: undefined,
+          user: who.user,
           close: () => mcp.server.close(),
         };
         // Ended by the client (DELETE) or closed here when idle: forget it, release its tools' helpers

@@ -123,6 +123,88 @@ describe('toolgate mcp over Streamable HTTP (issue #6)', () => {
   });
 });
 
+describe('toolgate mcp --http with a token per user (TOOLGATE_MCP_USER_TOKENS): the MCP client identity', () => {
+  const ALICE = 'alice-token-0123456789';
+  const BOB = 'bob-token-0123456789ab';
+  const connect = async (url: string, token: string) => {
+    const client = new Client({ name: 't', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    });
+    await client.connect(transport);
+    return { client, transport };
+  };
+  const text = (r: unknown) => (r as { content: { text: string }[] }).content[0]?.text ?? '';
+
+  it("each token's user has their own memory; an unknown token is 401; a session cannot be used with another user's token", async () => {
+    const root = makeTempDir('toolgate-mcp-users-');
+    const url = await serve(root, '0', { TOOLGATE_MCP_USER_TOKENS: `alice:${ALICE}, bob:${BOB}` }, [
+      '--user',
+      'nobody-in-particular',
+    ]);
+    const alice = await connect(url, ALICE);
+    const bob = await connect(url, BOB);
+    const saved = await alice.client.callTool({
+      name: 'memory_save',
+      arguments: { content: 'The spare tiller is in the forepeak.' },
+    });
+    expect(saved.isError).toBe(false);
+    const mine = JSON.parse(
+      text(await alice.client.callTool({ name: 'memory_search', arguments: { query: 'tiller' } })),
+    );
+    expect(mine.map((h: { text: string }) => h.text)).toEqual(['The spare tiller is in the forepeak.']);
+    const theirs = JSON.parse(
+      text(await bob.client.callTool({ name: 'memory_search', arguments: { query: 'tiller' } })),
+    );
+    expect(theirs).toEqual([]);
+
+    const port = Number(new URL(url).port);
+    const host = `127.0.0.1:${port}`;
+    expect((await rawPost(port, JSON.stringify(INITIALIZE), { host })).status).toBe(401);
+    expect(
+      (await rawPost(port, JSON.stringify(INITIALIZE), { host, authorization: 'Bearer not-a-known-token' }))
+        .status,
+    ).toBe(401);
+    // alice's session id with bob's token: refused, and nothing of alice's is answered
+    const hijack = await rawPost(
+      port,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'memory_search', arguments: { query: 'tiller' } },
+      }),
+      {
+        host,
+        authorization: `Bearer ${BOB}`,
+        'mcp-session-id': alice.transport.sessionId ?? '',
+        'mcp-protocol-version': '2025-06-18',
+      },
+    );
+    expect(hijack.status).toBe(403);
+    expect(hijack.body).not.toContain('forepeak');
+    await alice.client.close();
+    await bob.client.close();
+  });
+
+  it('a malformed list or a short token stops the server at start, naming the problem', () => {
+    for (const [value, message] of [
+      ['alice', /"name:token" entries/],
+      ['alice:short', /shorter than 16 characters/],
+      [`alice:${ALICE},alice:${BOB}`, /names alice twice/],
+    ] as const) {
+      const r = spawnSync(process.execPath, [BIN, 'mcp', '--no-journal', '--http', '0'], {
+        cwd: makeTempDir('toolgate-mcp-users-'),
+        env: { ...process.env, TOOLGATE_MCP_USER_TOKENS: value },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(r.status, value).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+  });
+});
+
 const INITIALIZE = {
   jsonrpc: '2.0',
   id: 1,
