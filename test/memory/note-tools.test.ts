@@ -87,7 +87,7 @@ describe('memory_search / memory_save / memory_update / memory_delete (issue #15
           await gate.close();
         },
       ),
-      { numRuns: 30 },
+      { numRuns: 100 },
     );
   });
 
@@ -134,7 +134,7 @@ describe('memory_search / memory_save / memory_update / memory_delete (issue #15
           await alice.close();
         },
       ),
-      { numRuns: 25 },
+      { numRuns: 100 },
     );
     // --user wins over [tools.memory] user
     const byFlag = gateWith({ file, user: 'carol' }, { user: 'dave' });
