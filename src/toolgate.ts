@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { type Context, context } from '@opentelemetry/api';
 import { approveBatch } from './approval/approve-batch.js';
 import type { ToolgateConfig } from './config/config-schema.js';
 import { defaultConfig } from './config/load-config.js';
@@ -25,6 +26,9 @@ import { PolicyEngine } from './policy/policy-engine.js';
 import { type RateCounter, SlidingWindowCounter } from './policy/rate-limiter.js';
 import { type BatchObserver, executeBatch } from './run/execute-batch.js';
 import { Sandbox } from './sandbox/sandbox.js';
+import { BatchTrace } from './telemetry/batch-trace.js';
+import { toolMetrics } from './telemetry/tool-metrics.js';
+import { contextWithTraceparent } from './telemetry/traceparent.js';
 import { builtinTools } from './tools/builtin-tools.js';
 import { MemoryReadCache, type ReadCache } from './tools/fs/read-cache.js';
 import { gitConfigDangers } from './tools/git/repo-config.js';
@@ -78,6 +82,10 @@ export interface ExecuteBatchOptions {
   onEvent?: ToolEventSink;
   observer?: BatchObserver;
   approver?: Approver;
+  /** The trace this batch belongs to (default: the active context, when a context manager keeps one). */
+  traceContext?: Context;
+  /** A W3C traceparent naming the batch's parent span (from TRACEPARENT or an MCP request's _meta). */
+  traceparent?: string;
 }
 
 /**
@@ -186,6 +194,43 @@ export class Toolgate {
     }
   }
 
+  /** Puts the calls that need it to a person (the approver), counted and, when traced, timed. */
+  async #approve(
+    planned: PlannedCall[],
+    options: ExecuteBatchOptions,
+    tracing: BatchTrace | undefined,
+  ): Promise<PlannedCall[]> {
+    const ask = () =>
+      approveBatch(planned, options.approver ?? this.#approver, {
+        timeoutMs: this.config.tools.approval.timeout_seconds * 1000,
+        remember: (p, scope) => this.#remember(p, scope),
+        allowHint: (request) => hintForAsk(request, this.configWhere),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    const counts = (approved: PlannedCall[]) => {
+      let asked = 0;
+      let granted = 0;
+      for (const [i, p] of planned.entries()) {
+        if (p.disposition.kind !== 'needs_approval') continue;
+        asked++;
+        if (approved[i]?.disposition.kind === 'execute') granted++;
+      }
+      return { asked, granted };
+    };
+    const approved = tracing
+      ? await tracing.stepAsync('toolgate.approval', ask, (a) => {
+          const { asked, granted } = counts(a);
+          return { 'toolgate.approval.asked': asked, 'toolgate.approval.granted': granted };
+        })
+      : await ask();
+    const { asked, granted } = counts(approved);
+    const m = toolMetrics().approvals;
+    m.add(asked, { decision: 'asked' });
+    if (granted) m.add(granted, { decision: 'granted' });
+    if (asked > granted) m.add(asked - granted, { decision: 'denied' });
+    return approved;
+  }
+
   /** Stores "always allow" for an approved call, as narrow as what was approved. */
   #remember(p: PlannedCall, scope: Exclude<GrantScope, 'once'>): void {
     const base = {
@@ -256,18 +301,45 @@ export class Toolgate {
   /** Runs one batch: exactly one result per call, in call order. */
   async execute(calls: readonly ToolCall[], options: ExecuteBatchOptions = {}): Promise<ToolResult[]> {
     if (calls.length === 0) return []; // nothing to plan, ask, run or journal
+    const parent = options.traceparent
+      ? contextWithTraceparent(options.traceparent, options.traceContext)
+      : (options.traceContext ?? context.active());
+    const tracing = BatchTrace.start(parent, {
+      'toolgate.session': this.session,
+      'toolgate.batch.size': calls.length,
+    });
+    if (!tracing) return await this.#execute(calls, options, undefined);
+    const results = await this.#execute(calls, options, tracing);
+    tracing.end(results);
+    return results;
+  }
+
+  async #execute(
+    calls: readonly ToolCall[],
+    options: ExecuteBatchOptions,
+    tracing: BatchTrace | undefined,
+  ): Promise<ToolResult[]> {
     const journal = this.journal;
     const setUps = this.#setUps(calls);
     if (setUps) await setUps;
     let planned: PlannedCall[];
     try {
-      planned = this.plan(calls); // pure: nothing runs or changes while planning
+      // pure: nothing runs or changes while planning
+      planned = tracing
+        ? tracing.step(
+            'toolgate.plan',
+            () => this.plan(calls),
+            (p) => ({
+              'toolgate.plan.asks': p.filter((c) => c.disposition.kind === 'needs_approval').length,
+            }),
+          )
+        : this.plan(calls);
     } catch (error) {
       return calls.map((c) =>
         errorResult(c.id, c.name, 'Internal', `not executed: planning failed (${(error as Error).message})`),
       );
     }
-    if (!journal) return await this.#run(planned, options, undefined); // `return await`: fewer turns than returning the promise
+    if (!journal) return await this.#run(planned, options, undefined, tracing); // `return await`: fewer turns than returning the promise
     const record: BeginBatchOptions = {
       ...(options.assistantText ? { assistantText: options.assistantText } : {}),
       ...(options.assistant ? { assistant: options.assistant } : {}),
@@ -276,7 +348,7 @@ export class Toolgate {
       plan: planEntries(planned),
     };
     if (options.batchId === undefined && recordableAfter(planned)) {
-      return await this.#runThenRecord(journal, calls, planned, options, record);
+      return await this.#runThenRecord(journal, calls, planned, options, record, tracing);
     }
     let batchId: string;
     try {
@@ -287,7 +359,7 @@ export class Toolgate {
         errorResult(c.id, c.name, 'Internal', `not executed: ${(error as Error).message}`),
       );
     }
-    return await this.#run(planned, options, batchId);
+    return await this.#run(planned, options, batchId, tracing);
   }
 
   /**
@@ -324,6 +396,7 @@ export class Toolgate {
     planned: PlannedCall[],
     options: ExecuteBatchOptions,
     record: BeginBatchOptions,
+    tracing: BatchTrace | undefined,
   ): Promise<ToolResult[]> {
     // Each call's own times, as the journal records them for a call that ran under its observer.
     const startedAt: number[] = [];
@@ -338,7 +411,7 @@ export class Toolgate {
         return options.observer?.onCallResult?.(result, p);
       },
     };
-    const results = await this.#run(planned, { ...options, observer }, undefined);
+    const results = await this.#run(planned, { ...options, observer }, undefined, tracing);
     const now = Date.now();
     try {
       journal.recordFinishedBatch(
@@ -372,6 +445,7 @@ export class Toolgate {
     planned: PlannedCall[],
     options: ExecuteBatchOptions,
     batchId: string | undefined,
+    tracing?: BatchTrace,
   ): Promise<ToolResult[]> {
     const tools = this.config.tools;
     const journal = batchId === undefined ? undefined : this.journal;
@@ -387,14 +461,7 @@ export class Toolgate {
       }
     }
     // Nothing to ask: no detour through the approver (and no extra turn of the event loop).
-    const approved = asks
-      ? await approveBatch(planned, options.approver ?? this.#approver, {
-          timeoutMs: tools.approval.timeout_seconds * 1000,
-          remember: (p, scope) => this.#remember(p, scope),
-          allowHint: (request) => hintForAsk(request, this.configWhere),
-          ...(options.signal ? { signal: options.signal } : {}),
-        })
-      : planned;
+    const approved = asks ? await this.#approve(planned, options, tracing) : planned;
     if (journal && batchId !== undefined) {
       try {
         const yes = approved.filter(
@@ -426,6 +493,7 @@ export class Toolgate {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onEvent ? { emit: options.onEvent } : {}),
       ...(observer ? { observer } : {}),
+      ...(tracing ? { trace: tracing } : {}),
     });
     if (journal && batchId !== undefined) {
       try {

@@ -23,6 +23,11 @@ export interface ToolContext {
    * again only where it verifies the file it opened is that path (safe-fs does on Linux).
    */
   paths?: readonly ResolvedPath[] | undefined;
+  /**
+   * The W3C `traceparent` of this call's span when a trace is being recorded: a tool that starts a
+   * process or sends a request passes it on (run_command sets TRACEPARENT), so the trace continues.
+   */
+  readonly traceparent?: string | undefined;
   /** True when someone receives `emit()`: a tool may skip preparing live output nobody reads. */
   readonly streaming: boolean;
   /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type Context, context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Approver } from '../core/confirmation.js';
 import type { AssistantToolCall, ConversationMessage } from '../core/conversation.js';
 import type { LoopEvent } from '../core/loop-event.js';
@@ -8,6 +9,7 @@ import type { ToolResult } from '../core/tool-result.js';
 import type { AdvertisedTool, Connection, ProviderAdapter } from '../providers/provider.js';
 import { ProviderError } from '../providers/provider.js';
 import { type StreamedTurn, streamTurn } from '../providers/stream-turn.js';
+import { contextWithTraceparent } from '../telemetry/traceparent.js';
 import type { Toolgate } from '../toolgate.js';
 import { RepeatGuard } from './repeat-guard.js';
 import { availableCapacityBytes, perCallLimit } from './tool-output-budget.js';
@@ -58,6 +60,10 @@ export interface TurnOptions {
   fetch?: typeof fetch;
   retries?: number;
   backoffMs?: number;
+  /** The trace the turn belongs to (default: the active context). */
+  traceContext?: Context;
+  /** A W3C traceparent naming the turn's parent span (the CLI passes TRACEPARENT). */
+  traceparent?: string;
 }
 
 const TRUNCATED = new Set(['length', 'max_tokens', 'MAX_TOKENS', 'max_output_tokens']);
@@ -98,6 +104,34 @@ export function advertisedTools(gate: Toolgate): AdvertisedTool[] {
  * resumes; a cancel stops without resuming; a cut-off stream never runs or resumes.
  */
 export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
+  // One trace for the turn: its span, a `chat {model}` span per model request, and every batch under it.
+  const parent = options.traceparent
+    ? contextWithTraceparent(options.traceparent, options.traceContext)
+    : (options.traceContext ?? context.active());
+  const span = trace.getTracer('toolgate').startSpan(
+    'invoke_agent toolgate',
+    {
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'toolgate',
+        'gen_ai.request.model': options.model,
+        'gen_ai.provider.name': options.adapter.kind,
+        'toolgate.session': options.gate.session,
+      },
+    },
+    parent,
+  );
+  try {
+    const outcome = await turnWithin(options, trace.setSpan(parent, span));
+    span.setAttribute('toolgate.turn.status', outcome.status);
+    if (outcome.status === 'error') span.setStatus({ code: SpanStatusCode.ERROR, message: 'error' });
+    return outcome;
+  } finally {
+    span.end();
+  }
+}
+
+async function turnWithin(options: TurnOptions, traceContext: Context): Promise<TurnOutcome> {
   const { gate } = options;
   const journal = gate.journal;
   const session = gate.session;
@@ -131,6 +165,18 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     const batchId = randomUUID();
     let streamed = false;
     let turn: StreamedTurn;
+    const chat = trace.getTracer('toolgate').startSpan(
+      `chat ${options.model}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.request.model': options.model,
+          'gen_ai.provider.name': options.adapter.kind,
+        },
+      },
+      traceContext,
+    );
     try {
       turn = await streamTurn(
         options.adapter,
@@ -162,6 +208,8 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
         },
       );
     } catch (error) {
+      chat.setStatus({ code: SpanStatusCode.ERROR, message: 'the model request failed' });
+      chat.end();
       const cancelled = options.signal?.aborted === true;
       if (streamed)
         settleUnrun(
@@ -178,6 +226,8 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
           : `provider request failed: ${(error as Error).message}`;
       return outcome('error', { error: message });
     }
+    if (turn.finishReason) chat.setAttribute('gen_ai.response.finish_reasons', [turn.finishReason]);
+    chat.end();
 
     const assistant: AssistantMessage = {
       role: 'assistant',
@@ -284,6 +334,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.approver ? { approver: options.approver } : {}),
         onEvent: (event) => emit({ type: 'tool', event }),
+        traceContext,
       });
     }
     const message: ConversationMessage = { role: 'tool_results', results };

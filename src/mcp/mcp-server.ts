@@ -169,8 +169,11 @@ export function createMcpServer(options: McpServerOptions): {
       gate.registry.get(request.params.name),
       request.params.arguments ?? {},
     );
+    // Trace context from the client (`_meta.traceparent`, as MCP hosts propagate W3C trace context).
+    const traceparent = (request.params._meta as { traceparent?: unknown } | undefined)?.traceparent;
     const [result] = await gate.execute([{ id, name: request.params.name, arguments: args }], {
       signal: extra.signal,
+      ...(typeof traceparent === 'string' ? { traceparent } : {}),
       ...(dropped ? { assistant: { hostArguments: dropped } } : {}),
       ...(stream
         ? {

@@ -1,5 +1,6 @@
 import type { ToolErrorType } from '../core/tool-error.js';
 import type { ToolResult } from '../core/tool-result.js';
+import { toolMetrics } from '../telemetry/tool-metrics.js';
 import { sanitizeForTerminal } from './sanitize-terminal.js';
 import { cutToBytes, type OutputLimits, truncateOutput } from './truncate-output.js';
 
@@ -35,9 +36,10 @@ export function successResult(
 ): ToolResult {
   const cut =
     output.allowTruncation === false
-      ? { text: output.content, truncated: false }
+      ? { text: output.content, truncated: false, omittedBytes: 0 }
       : truncateOutput(output.content, limit.maxBytes, limit.maxLines);
   const metadata = cut.truncated ? { ...output.metadata, truncated: true } : output.metadata;
+  if (cut.truncated) toolMetrics().truncated.add(cut.omittedBytes, { 'gen_ai.tool.name': name });
   const result: ToolResult = {
     id,
     name,

@@ -15,6 +15,7 @@ export class CallContext implements ToolContext {
   readonly outputLimit: number;
   readonly paths: readonly ResolvedPath[] | undefined;
   readonly streaming: boolean;
+  readonly traceparent: string | undefined;
   readonly #onEvent: ToolEventSink | undefined;
   #controller: AbortController | undefined;
   #stopReason: ToolError | undefined;
@@ -25,7 +26,9 @@ export class CallContext implements ToolContext {
     outputLimit: number,
     paths: readonly ResolvedPath[] | undefined,
     onEvent: ToolEventSink | undefined,
+    traceparent?: string,
   ) {
+    this.traceparent = traceparent;
     this.callId = callId;
     this.sandbox = sandbox;
     this.outputLimit = outputLimit;

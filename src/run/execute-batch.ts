@@ -10,6 +10,7 @@ import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { cutToBytes, type OutputLimits } from '../output/truncate-output.js';
 import type { RateCounter } from '../policy/rate-limiter.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import { recordCallMetrics } from '../telemetry/batch-trace.js';
 import { CallContext } from './call-context.js';
 
 /** Hooks the journal uses: a call is recorded before it runs, its result before the next starts. */
@@ -30,6 +31,11 @@ export interface ExecuteOptions {
   emit?: ToolEventSink;
   observer?: BatchObserver;
   rates?: RateCounter;
+  /** The batch's trace, when one is recorded: a span per call, its traceparent for the tool. */
+  trace?: {
+    callStarted(p: PlannedCall): string;
+    callEnded(result: ToolResult, p: PlannedCall): void;
+  };
 }
 
 const CALL_FINISHED = Object.freeze(new ToolError('Cancelled', 'the call already finished'));
@@ -54,6 +60,8 @@ export async function executeBatch(
   // A promise only when the observer gives one to wait for: otherwise no extra turn of the loop.
   const deliver = (result: ToolResult, p: PlannedCall): Promise<void> | undefined => {
     results.push(result);
+    recordCallMetrics(result);
+    options.trace?.callEnded(result, p);
     if (halt.reason) return undefined;
     try {
       return options.observer?.onCallResult?.(result, p)?.then(undefined, cannotRecord);
@@ -163,7 +171,14 @@ async function runOne(
   options.rates?.record(tool.name, Date.now());
   options.emit?.({ type: 'started', callId: call.id, toolName: tool.name });
 
-  const ctx = new CallContext(call.id, options.sandbox, options.outputLimit, p.paths, options.emit);
+  const ctx = new CallContext(
+    call.id,
+    options.sandbox,
+    options.outputLimit,
+    p.paths,
+    options.emit,
+    options.trace?.callStarted(p),
+  );
   const latency = () => Math.round(performance.now() - started);
   let timer: NodeJS.Timeout | undefined;
   let onBatchAbort: (() => void) | undefined;

@@ -85,6 +85,8 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       const cwd = ctx.sandbox.resolve(a.cwd ?? '.');
       const timeoutMs = Math.min(a.timeout_ms ?? settings.maxTimeoutMs, settings.maxTimeoutMs);
       let env = scrubEnv(process.env, settings.envDenylist);
+      // The trace goes on into the command (W3C trace context in the environment).
+      if (ctx.traceparent) env = { ...env, TRACEPARENT: ctx.traceparent };
       let argv: string[] | undefined;
       if (settings.osSandbox) {
         const wrapped = await settings.osSandbox.wrap(a.command, cwd.absolute, ctx.callId);

@@ -1,0 +1,125 @@
+import {
+  type Attributes,
+  type Context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import type { PlannedCall } from '../core/planned-call.js';
+import type { ToolResult } from '../core/tool-result.js';
+import { toolMetrics } from './tool-metrics.js';
+import { formatTraceparent } from './traceparent.js';
+
+const TRACER_NAME = 'toolgate';
+
+/**
+ * The spans of one batch (GenAI semantic conventions for tool execution): `toolgate.batch`, with
+ * children `toolgate.plan`, `toolgate.approval` (the wait for a person) and one `execute_tool
+ * {name}` per call. Attributes name tools, ids, rules and outcomes, never an argument value (a
+ * call's summary is redacted, but even it stays out). With no SDK registered the batch span is a
+ * no-op and `start` returns undefined: the pipeline then does nothing more per call.
+ */
+export class BatchTrace {
+  readonly #batch: Span;
+  readonly #context: Context;
+  readonly #calls = new Map<number, Span>();
+
+  private constructor(batch: Span, parent: Context) {
+    this.#batch = batch;
+    this.#context = trace.setSpan(parent, batch);
+  }
+
+  /** Starts a batch's span under `parent`; undefined when nothing records it. */
+  static start(parent: Context, attributes: Attributes): BatchTrace | undefined {
+    const span = trace.getTracer(TRACER_NAME).startSpan('toolgate.batch', { attributes }, parent);
+    if (!span.isRecording()) {
+      span.end();
+      return undefined;
+    }
+    return new BatchTrace(span, parent);
+  }
+
+  /** A child span around synchronous work (planning). */
+  step<T>(name: string, work: () => T, describe?: (value: T) => Attributes): T {
+    const span = trace.getTracer(TRACER_NAME).startSpan(name, {}, this.#context);
+    try {
+      const value = work();
+      if (describe) span.setAttributes(describe(value));
+      return value;
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** A child span around asynchronous work (the wait for a person's answer). */
+  async stepAsync<T>(name: string, work: () => Promise<T>, describe?: (value: T) => Attributes): Promise<T> {
+    const span = trace.getTracer(TRACER_NAME).startSpan(name, {}, this.#context);
+    try {
+      const value = await work();
+      if (describe) span.setAttributes(describe(value));
+      return value;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** A call starts running: its span opens; the traceparent its child processes inherit. */
+  callStarted(p: PlannedCall): string {
+    const span = this.#callSpan(p);
+    return formatTraceparent(span.spanContext());
+  }
+
+  /** A call's result, whether it ran or was settled before running (denied, invalid). */
+  callEnded(result: ToolResult, p: PlannedCall): void {
+    const span = this.#callSpan(p);
+    this.#calls.delete(p.index);
+    if (result.error) {
+      span.setAttribute('error.type', result.error.type);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: result.error.type });
+    }
+    if (result.metadata?.truncated === true) span.setAttribute('toolgate.output.truncated', true);
+    span.end();
+  }
+
+  end(results: readonly ToolResult[]): void {
+    const failed = results.filter((r) => !r.ok).length;
+    this.#batch.setAttribute('toolgate.batch.failed', failed);
+    for (const span of this.#calls.values()) span.end(); // never left open, whatever happened
+    this.#batch.end();
+  }
+
+  #callSpan(p: PlannedCall): Span {
+    let span = this.#calls.get(p.index);
+    if (!span) {
+      const attributes: Attributes = {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': p.call.name,
+        'gen_ai.tool.call.id': p.call.id,
+        'gen_ai.tool.type': 'function',
+      };
+      if (p.tool) attributes['toolgate.tool.tier'] = p.tool.tier;
+      if (p.decision) {
+        attributes['toolgate.policy.action'] = p.decision.action;
+        attributes['toolgate.policy.rule'] = p.decision.rule;
+      }
+      span = trace
+        .getTracer(TRACER_NAME)
+        .startSpan(`execute_tool ${p.call.name}`, { kind: SpanKind.INTERNAL, attributes }, this.#context);
+      this.#calls.set(p.index, span);
+    }
+    return span;
+  }
+}
+
+/** Calls, durations and outcomes as metrics (no-ops without a MeterProvider). */
+export function recordCallMetrics(result: ToolResult): void {
+  const m = toolMetrics();
+  const attributes = { 'gen_ai.tool.name': result.name, outcome: result.error ? result.error.type : 'ok' };
+  m.calls.add(1, attributes);
+  m.duration.record(result.latencyMs, attributes);
+}
