@@ -89,7 +89,8 @@ const nativeAddon = {
 
 const result = await build({
   absWorkingDir: REPO,
-  entryPoints: { toolgate: 'src/cli/main.ts' },
+  // The page converter runs in a worker thread (src/tools/web/convert-page.ts): its own entry.
+  entryPoints: { toolgate: 'src/cli/main.ts', 'page-worker': 'src/tools/web/page-worker.ts' },
   outdir: 'dist/bundle',
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,

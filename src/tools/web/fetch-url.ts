@@ -31,6 +31,8 @@ export interface FetchedPage {
   hops: string[];
   /** The address connected to for the last hop. */
   address: string | undefined;
+  /** A redirect to another host, not followed: the model asks for it on its own (policy judges it). */
+  redirectedTo?: string;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -90,8 +92,9 @@ export async function fetchUrl(
         lookup: guardedLookup(
           settings.lookup ?? dns.lookup,
           privateOk,
-          (address, range) => {
-            refusal = privateRefusal(target, address, range);
+          (_address, range) => {
+            // A name's address stays out of the message: it would map internal DNS for the model.
+            refusal = privateRefusal(target, undefined, range);
             return refusal;
           },
           (address) => {
@@ -122,7 +125,28 @@ export async function fetchUrl(
             `more than ${settings.maxRedirects} redirects (${hops.join(' → ')}); [tools.web] max_redirects`,
           );
         }
-        target = parseTarget(new URL(location, target).href);
+        let next: URL;
+        try {
+          next = parseTarget(new URL(location, target).href);
+        } catch (error) {
+          throw new ToolError(
+            'ExecutionFailed',
+            `${target.href} redirects to ${JSON.stringify(location.slice(0, 200))}, which cannot be fetched (${(error as Error).message})`,
+          );
+        }
+        if (!sameSite(start, next)) {
+          return {
+            url: target.href,
+            status: response.statusCode,
+            contentType: '',
+            body: Buffer.alloc(0),
+            truncated: false,
+            hops,
+            address: connectedTo ?? (isIP(bare) ? bare : undefined),
+            redirectedTo: next.href,
+          };
+        }
+        target = next;
         continue;
       }
       const { body, truncated } = await readCapped(response.body, settings.maxDownloadBytes).catch(
@@ -146,6 +170,20 @@ export async function fetchUrl(
   }
 }
 
+/**
+ * Redirects are followed only within the host first asked for (http → https, another path or
+ * port, `www.` added or dropped): what policy and approval judged was that host. A hop to another
+ * host is handed back instead, so an allowed host's open redirect cannot carry a request anywhere.
+ */
+function sameSite(first: string, next: URL): boolean {
+  const bare = (host: string) =>
+    host
+      .toLowerCase()
+      .replace(/\.$/, '')
+      .replace(/^www\./, '');
+  return bare(new URL(first).hostname) === bare(next.hostname);
+}
+
 function refusedHost(host: string, key: 'denied_hosts' | 'allowed_hosts'): never {
   throw refused(
     key === 'denied_hosts' ? `the host ${host} is denied` : `the host ${host} is not on the allowed hosts`,
@@ -153,9 +191,13 @@ function refusedHost(host: string, key: 'denied_hosts' | 'allowed_hosts'): never
   );
 }
 
-function privateRefusal(url: URL, address: string, range: string): ToolError {
+function privateRefusal(url: URL, address: string | undefined, range: string): ToolError {
+  const what =
+    address === undefined
+      ? `refused to connect to ${url.host}: the name resolves to a ${range} address`
+      : `refused to connect to ${address} (${range}) for ${url.host}`;
   return refused(
-    `refused to connect to ${address} (${range}) for ${url.host}: private, local and special addresses cannot be fetched`,
+    `${what}: private, local and special addresses cannot be fetched`,
     `to reach a local server on purpose, add "${hostPort(url)}" to [tools.web] allow_private`,
   );
 }

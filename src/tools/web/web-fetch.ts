@@ -48,11 +48,21 @@ export function createWebFetchTool(settings: WebFetchSettings) {
     summary: (a) => `Fetch ${a.url}${a.selector ? ` (selector ${a.selector})` : ''}`,
     approvalDetail: (a) => a.url,
     async execute(a, ctx) {
-      const [{ fetchUrl }, { pageToText }] = await Promise.all([
+      const [{ fetchUrl }, { convertPage, MAX_HTML_CHARS }] = await Promise.all([
         import('./fetch-url.js'),
-        import('./page-to-text.js'),
+        import('./convert-page.js'),
       ]);
       const page = await fetchUrl(a.url, settings, ctx.signal);
+      if (page.redirectedTo) {
+        // Another host: not followed here. The model calls again, and that URL is judged (policy,
+        // approval, host lists) on its own: an allowed host's open redirect opens nothing else.
+        const to = page.redirectedTo;
+        return {
+          content: `${page.url} redirects (HTTP ${page.status}) to another host: ${to}\nTo read it, call web_fetch with that URL.`,
+          display: `${page.status} redirect to ${to} (not followed: another host)`,
+          metadata: { url: page.url, status: page.status, redirect: to, redirects: page.hops.slice(1) },
+        };
+      }
       const metadata = {
         url: page.url,
         status: page.status,
@@ -70,8 +80,19 @@ export function createWebFetchTool(settings: WebFetchSettings) {
       let title = '';
       let byline: string | undefined;
       let text: string;
+      let htmlCut = false;
       if (HTML.test(type) || (type === '' && /^\s*<(!doctype html|html)/i.test(decoded))) {
-        ({ title, byline, text } = pageToText(decoded, page.url, a.format, a.selector));
+        htmlCut = decoded.length > MAX_HTML_CHARS;
+        ({ title, byline, text } = await convertPage(
+          {
+            html: htmlCut ? decoded.slice(0, MAX_HTML_CHARS) : decoded,
+            url: page.url,
+            format: a.format,
+            selector: a.selector,
+            maxChars: Math.max(a.max_length ?? 0, ctx.outputLimit * 2),
+          },
+          ctx.signal,
+        ));
       } else if (PASS.test(type) || type === '') {
         if (a.selector)
           throw new ToolError(
@@ -95,6 +116,9 @@ export function createWebFetchTool(settings: WebFetchSettings) {
         cut ? `[cut at max_length ${a.max_length} characters]` : '',
         page.truncated
           ? `[download stopped at ${page.body.length} bytes: [tools.web] max_download_bytes]`
+          : '',
+        htmlCut
+          ? `[only the first ${MAX_HTML_CHARS} characters of HTML were read; pass selector for a part]`
           : '',
       ].filter(Boolean);
       const head = `${title ? `# ${title}\n` : ''}${byline ? `${byline}\n` : ''}Source: ${page.url}\n\n`;
