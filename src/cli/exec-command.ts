@@ -49,14 +49,19 @@ export async function runExec(
     throw error;
   }
 
-  const { gate, close } = openGate(options);
+  const { gate, close } = await openGate(options);
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
   try {
-    const results = await gate.execute(calls, { signal: controller.signal });
+    // TRACEPARENT: the batch joins the caller's trace (a CI job, a wrapping agent).
+    const traceparent = process.env.TRACEPARENT;
+    const results = await gate.execute(calls, {
+      signal: controller.signal,
+      ...(traceparent ? { traceparent } : {}),
+    });
     await writeAll(io.stdout, `${JSON.stringify(results, null, 2)}\n`);
     return 0;
   } finally {

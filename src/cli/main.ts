@@ -5,6 +5,7 @@ import { JournalError } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { resolveSetup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
+import { CLI_VERSION } from './version.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const approveOption = () =>
@@ -36,7 +37,7 @@ function withProviderOptions(cmd: Command): Command {
 export function buildProgram(): Command {
   const program = new Command('toolgate')
     .description('Safe, durable tool execution for LLM agents.')
-    .version('0.1.0')
+    .version(CLI_VERSION)
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 
@@ -65,6 +66,10 @@ export function buildProgram(): Command {
       )
       .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
       .option('--no-journal', 'do not journal this run')
+      .option(
+        '--otlp <url>',
+        'export traces and metrics to this OpenTelemetry collector (OTLP/HTTP, e.g. http://127.0.0.1:4318)',
+      )
       .option(
         '--user <name>',
         'whose memory the memory tools use (default [tools.memory] user, else the login name)',
@@ -98,6 +103,10 @@ export function buildProgram(): Command {
       '--user <name>',
       'whose memory the memory tools use (default [tools.memory] user, else the login name)',
     )
+    .option(
+      '--otlp <url>',
+      'export traces and metrics to this OpenTelemetry collector (OTLP/HTTP, e.g. http://127.0.0.1:4318)',
+    )
     .option('--json', 'print the whole turn as a JSON array of messages')
     .option('--verbose', 'print each tool call and its outcome on stderr as the turn runs')
     .action(async (prompt: string, opts) => {
@@ -119,6 +128,10 @@ export function buildProgram(): Command {
     .option('--session <id>', 'conversation identity: continue the conversation of an earlier chat or run')
     .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
     .option('--no-journal', 'do not journal this chat')
+    .option(
+      '--otlp <url>',
+      'export traces and metrics to this OpenTelemetry collector (OTLP/HTTP, e.g. http://127.0.0.1:4318)',
+    )
     .option(
       '--user <name>',
       'whose memory the memory tools use (default [tools.memory] user, else the login name)',
@@ -199,6 +212,10 @@ export function buildProgram(): Command {
       .option('--session <id>', 'conversation identity (read cache and journal rows)')
       .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
       .option('--no-journal', 'do not journal')
+      .option(
+        '--otlp <url>',
+        'export traces and metrics to this OpenTelemetry collector (OTLP/HTTP, e.g. http://127.0.0.1:4318)',
+      )
       .option(
         '--user <name>',
         'whose memory the memory tools use (default [tools.memory] user, else the login name)',

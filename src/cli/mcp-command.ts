@@ -4,8 +4,9 @@ import { createMcpServer } from '../mcp/mcp-server.js';
 import { createToolgate } from '../toolgate.js';
 import { knownToolNamesOnly } from './open-gate.js';
 import { journalPath, openJournalOrStop } from './open-journal.js';
-import { resolveSetup } from './resolve-setup.js';
+import { resolveSetup, type Setup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
+import { CLI_VERSION } from './version.js';
 
 export interface McpOptions {
   root?: string[];
@@ -13,6 +14,7 @@ export interface McpOptions {
   journal?: string | boolean;
   session?: string;
   user?: string;
+  otlp?: string;
   http?: string;
   maxBody?: string;
   sessionIdle?: string;
@@ -25,6 +27,17 @@ export interface McpOptions {
  */
 export async function runMcp(options: McpOptions): Promise<number> {
   const setup = resolveSetup(options);
+  const endpoint = options.otlp ?? setup.config.telemetry.otlp_endpoint;
+  if (!endpoint) return await serve(options, setup);
+  const stop = await (await import('./start-telemetry.js')).startTelemetry(endpoint, CLI_VERSION);
+  try {
+    return await serve(options, setup);
+  } finally {
+    await stop();
+  }
+}
+
+async function serve(options: McpOptions, setup: Setup): Promise<number> {
   const journal: Journal | undefined =
     options.journal === false
       ? undefined

@@ -6,6 +6,7 @@ import { journalPath, openJournalOrStop } from './open-journal.js';
 import { resolveSetup, type Setup } from './resolve-setup.js';
 import { openTerminal, terminalApprover } from './tty-approver.js';
 import { UsageError } from './usage-error.js';
+import { CLI_VERSION } from './version.js';
 
 export interface GateOptions {
   root?: string[];
@@ -15,6 +16,8 @@ export interface GateOptions {
   journal?: string | boolean;
   /** Whose memory (`--user`). */
   user?: string;
+  /** `--otlp URL`: export traces and metrics to this OTLP/HTTP collector. */
+  otlp?: string;
 }
 
 export interface OpenGate {
@@ -61,8 +64,13 @@ export function approverFor(approve: string): { approver: Approver; close: () =>
  * terminal, all, none; default ask on a TTY and none otherwise, so nobody answering is a denial),
  * and the journal, opened before anything runs (if it cannot be, nothing runs).
  */
-export function openGate(options: GateOptions): OpenGate {
+export async function openGate(options: GateOptions): Promise<OpenGate> {
   const setup = resolveSetup(options);
+  // Telemetry first, so the SDK is registered before the tools make their instruments.
+  const endpoint = options.otlp ?? setup.config.telemetry.otlp_endpoint;
+  const stopTelemetry = endpoint
+    ? await (await import('./start-telemetry.js')).startTelemetry(endpoint, CLI_VERSION)
+    : undefined;
   const journal =
     options.journal === false
       ? undefined
@@ -98,6 +106,7 @@ export function openGate(options: GateOptions): OpenGate {
       closeTerminal();
       await gate.close();
       journal?.close();
+      await stopTelemetry?.();
     },
   };
 }

@@ -44,7 +44,7 @@ export async function runPrompt(
   if (prompt.trim() === '')
     throw new UsageError('the prompt is empty; pass the text to send, e.g. toolgate run "list the files"');
   parseMaxIterations(options.maxIterations); // bad usage is refused before anything opens
-  const { gate, setup, journal, close } = openGate(options);
+  const { gate, setup, journal, close } = await openGate(options);
   try {
     const { turn } = providerTurn(options, setup.config);
     // FR-RES-05: a batch this session left unfinished (a crash) is settled by a person first.
@@ -75,6 +75,8 @@ export async function runPrompt(
         prompt,
         signal: controller.signal,
         ...(options.verbose ? { onEvent: progressPrinter(io.stderr) } : {}),
+        // TRACEPARENT: the turn joins the caller's trace.
+        ...(process.env.TRACEPARENT ? { traceparent: process.env.TRACEPARENT } : {}),
       });
       if (options.json) io.stdout.write(`${JSON.stringify(turnToJson(outcome.messages), null, 2)}\n`);
       else if (outcome.status === 'awaiting_results') {

@@ -267,9 +267,18 @@ const provider = z.strictObject({
   idle_timeout_seconds: positiveInt.default(300),
 });
 
+/** OpenTelemetry export from the CLI (docs/OPERATIONS.md); `--otlp URL` wins. */
+const telemetry = z
+  .strictObject({
+    /** An OTLP/HTTP collector, e.g. http://127.0.0.1:4318: traces and metrics go there. */
+    otlp_endpoint: z.url().optional(),
+  })
+  .prefault({});
+
 export const configSchema = z.strictObject({
   tools,
   providers: z.record(z.string(), provider).default({}),
+  telemetry,
 });
 
 export type ToolgateConfig = z.output<typeof configSchema>;
