@@ -22,12 +22,12 @@ export async function startTelemetry(endpoint: string, version: string): Promise
     throw new UsageError(`--otlp expects an http:// or https:// URL (got "${endpoint}")`);
   const root = base.href.replace(/\/+$/, '');
   const [api, traceNode, traceExporter, sdkMetrics, metricExporter, resources] = await Promise.all([
-    import('@opentelemetry/api'),
-    import('@opentelemetry/sdk-trace-node'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
-    import('@opentelemetry/sdk-metrics'),
-    import('@opentelemetry/exporter-metrics-otlp-http'),
-    import('@opentelemetry/resources'),
+    import('@opentelemetry/api').then(named),
+    import('@opentelemetry/sdk-trace-node').then(named),
+    import('@opentelemetry/exporter-trace-otlp-http').then(named),
+    import('@opentelemetry/sdk-metrics').then(named),
+    import('@opentelemetry/exporter-metrics-otlp-http').then(named),
+    import('@opentelemetry/resources').then(named),
   ]);
   const resource = resources.resourceFromAttributes({
     'service.name': 'toolgate',
@@ -57,4 +57,10 @@ export async function startTelemetry(endpoint: string, version: string): Promise
       Promise.race([work.catch(() => {}), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
     await bounded(Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()]));
   };
+}
+
+/** The SDK's packages are CommonJS: bundled as ESM, their exports may sit under `default`. */
+function named<T>(module: T): T {
+  const inner = (module as { default?: T }).default;
+  return inner && typeof inner === 'object' ? inner : module;
 }
