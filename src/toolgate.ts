@@ -26,7 +26,9 @@ import { PolicyEngine } from './policy/policy-engine.js';
 import { type RateCounter, SlidingWindowCounter } from './policy/rate-limiter.js';
 import { type BatchObserver, executeBatch } from './run/execute-batch.js';
 import { Sandbox } from './sandbox/sandbox.js';
+import { BatchEvents } from './telemetry/batch-events.js';
 import { BatchTrace } from './telemetry/batch-trace.js';
+import { callFields, type EventLogger, logEvent } from './telemetry/event-log.js';
 import { toolMetrics } from './telemetry/tool-metrics.js';
 import { contextWithTraceparent } from './telemetry/traceparent.js';
 import { builtinTools } from './tools/builtin-tools.js';
@@ -66,6 +68,8 @@ export interface ToolgateOptions {
   conversation?: boolean;
   /** Whose memory the memory tools use (`--user`); default `[tools.memory] user`, else the login name. */
   user?: string;
+  /** Structured log lines (tool_call_started, …, approval_decided): a pino logger, or anything alike. */
+  logger?: EventLogger;
 }
 
 export interface ExecuteBatchOptions {
@@ -104,6 +108,7 @@ export class Toolgate {
   readonly #conversation: boolean;
   /** The session's todo list (write_todos): in the journal when there is one, so it survives a restart. */
   readonly #todos: TodoStore;
+  readonly #logger: EventLogger | undefined;
   readonly session: string;
   readonly #grants: GrantStore;
   /** The config file in use, or where one would be read (named in denials that say how to allow). */
@@ -118,6 +123,7 @@ export class Toolgate {
     this.#conversation = options.conversation !== false;
     this.session = options.session ?? randomUUID();
     this.#todos = this.journal ? new JournalTodoStore(this.journal, this.session) : new MemoryTodoStore();
+    this.#logger = options.logger;
     // The journal file (and its WAL/SHM companions) is toolgate's own state: never a tool's.
     if (options.journal && options.journal.location !== ':memory:') {
       const file = path.resolve(baseDir, options.journal.location);
@@ -217,6 +223,12 @@ export class Toolgate {
       }
       return { asked, granted };
     };
+    const log = this.#logger;
+    if (log) {
+      for (const p of planned)
+        if (p.disposition.kind === 'needs_approval')
+          logEvent(log, 'info', 'approval_requested', { session: this.session, ...callFields(p) });
+    }
     const approved = tracing
       ? await tracing.stepAsync('toolgate.approval', ask, (a) => {
           const { asked, granted } = counts(a);
@@ -224,6 +236,13 @@ export class Toolgate {
         })
       : await ask();
     const { asked, granted } = counts(approved);
+    if (log)
+      logEvent(log, 'info', 'approval_decided', {
+        session: this.session,
+        asked,
+        granted,
+        denied: asked - granted,
+      });
     const m = toolMetrics().approvals;
     m.add(asked, { decision: 'asked' });
     if (granted) m.add(granted, { decision: 'granted' });
@@ -483,6 +502,10 @@ export class Toolgate {
       journal && batchId !== undefined
         ? journalObserver(journal, batchId, options.observer)
         : options.observer;
+    const events = BatchEvents.for(tracing, this.#logger, {
+      session: this.session,
+      ...(batchId !== undefined ? { batch_id: batchId } : {}),
+    });
     const results = await executeBatch(approved, {
       sandbox: this.sandbox,
       defaultTimeoutMs: tools.timeouts.default_seconds * 1000,
@@ -493,7 +516,7 @@ export class Toolgate {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onEvent ? { emit: options.onEvent } : {}),
       ...(observer ? { observer } : {}),
-      ...(tracing ? { trace: tracing } : {}),
+      ...(events ? { events } : {}),
     });
     if (journal && batchId !== undefined) {
       try {

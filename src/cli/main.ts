@@ -71,6 +71,11 @@ export function buildProgram(): Command {
         'export traces and metrics to this OpenTelemetry collector (OTLP/HTTP, e.g. http://127.0.0.1:4318)',
       )
       .option(
+        '--log-level <level>',
+        'structured log lines (JSON): trace, debug, info, warn (default), error, silent',
+      )
+      .option('--log-file <file>', 'append the log lines to this file instead of stderr')
+      .option(
         '--user <name>',
         'whose memory the memory tools use (default [tools.memory] user, else the login name)',
       ),
@@ -107,6 +112,11 @@ export function buildProgram(): Command {
       '--otlp <url>',
       'export traces and metrics to this OpenTelemetry collector (OTLP/HTTP, e.g. http://127.0.0.1:4318)',
     )
+    .option(
+      '--log-level <level>',
+      'structured log lines (JSON): trace, debug, info, warn (default), error, silent',
+    )
+    .option('--log-file <file>', 'append the log lines to this file instead of stderr')
     .option('--json', 'print the whole turn as a JSON array of messages')
     .option('--verbose', 'print each tool call and its outcome on stderr as the turn runs')
     .action(async (prompt: string, opts) => {
@@ -132,6 +142,11 @@ export function buildProgram(): Command {
       '--otlp <url>',
       'export traces and metrics to this OpenTelemetry collector (OTLP/HTTP, e.g. http://127.0.0.1:4318)',
     )
+    .option(
+      '--log-level <level>',
+      'structured log lines (JSON): trace, debug, info, warn (default), error, silent',
+    )
+    .option('--log-file <file>', 'append the log lines to this file instead of stderr')
     .option(
       '--user <name>',
       'whose memory the memory tools use (default [tools.memory] user, else the login name)',
@@ -216,6 +231,11 @@ export function buildProgram(): Command {
         '--otlp <url>',
         'export traces and metrics to this OpenTelemetry collector (OTLP/HTTP, e.g. http://127.0.0.1:4318)',
       )
+      .option(
+        '--log-level <level>',
+        'structured log lines (JSON): trace, debug, info, warn (default), error, silent',
+      )
+      .option('--log-file <file>', 'append the log lines to this file instead of stderr')
       .option(
         '--user <name>',
         'whose memory the memory tools use (default [tools.memory] user, else the login name)',

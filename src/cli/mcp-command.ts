@@ -4,6 +4,7 @@ import { createMcpServer } from '../mcp/mcp-server.js';
 import { createToolgate } from '../toolgate.js';
 import { knownToolNamesOnly } from './open-gate.js';
 import { journalPath, openJournalOrStop } from './open-journal.js';
+import { openLogger } from './open-logger.js';
 import { resolveSetup, type Setup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
 import { CLI_VERSION } from './version.js';
@@ -15,6 +16,8 @@ export interface McpOptions {
   session?: string;
   user?: string;
   otlp?: string;
+  logLevel?: string;
+  logFile?: string;
   http?: string;
   maxBody?: string;
   sessionIdle?: string;
@@ -38,6 +41,7 @@ export async function runMcp(options: McpOptions): Promise<number> {
 }
 
 async function serve(options: McpOptions, setup: Setup): Promise<number> {
+  const log = await openLogger(options);
   const journal: Journal | undefined =
     options.journal === false
       ? undefined
@@ -51,6 +55,7 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
     ...(setup.configFile ? { configFile: setup.configFile } : {}),
     ...(journal ? { journal } : {}),
     ...(options.user ? { user: options.user } : {}),
+    ...(log ? { logger: log.logger } : {}),
   };
   if (!options.http) {
     const { server, idle, gate } = createMcpServer({

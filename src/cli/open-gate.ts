@@ -3,6 +3,7 @@ import type { Journal } from '../journal/journal.js';
 import { createToolgate, type Toolgate } from '../toolgate.js';
 import { checkToolNames } from './check-tool-names.js';
 import { journalPath, openJournalOrStop } from './open-journal.js';
+import { openLogger } from './open-logger.js';
 import { resolveSetup, type Setup } from './resolve-setup.js';
 import { openTerminal, terminalApprover } from './tty-approver.js';
 import { UsageError } from './usage-error.js';
@@ -18,6 +19,9 @@ export interface GateOptions {
   user?: string;
   /** `--otlp URL`: export traces and metrics to this OTLP/HTTP collector. */
   otlp?: string;
+  /** `--log-level`, `--log-file`: structured log lines (open-logger.ts). */
+  logLevel?: string;
+  logFile?: string;
 }
 
 export interface OpenGate {
@@ -71,6 +75,8 @@ export async function openGate(options: GateOptions): Promise<OpenGate> {
   const stopTelemetry = endpoint
     ? await (await import('./start-telemetry.js')).startTelemetry(endpoint, CLI_VERSION)
     : undefined;
+  // The chat's screen is its own: it logs only when asked to.
+  const log = await openLogger(options, options.approve === 'none' && process.stdin.isTTY === true);
   const journal =
     options.journal === false
       ? undefined
@@ -90,6 +96,7 @@ export async function openGate(options: GateOptions): Promise<OpenGate> {
     ...(journal ? { journal } : {}),
     ...(options.session ? { session: options.session } : {}),
     ...(options.user ? { user: options.user } : {}),
+    ...(log ? { logger: log.logger } : {}),
   });
   try {
     knownToolNamesOnly(gate, setup);
@@ -106,6 +113,7 @@ export async function openGate(options: GateOptions): Promise<OpenGate> {
       closeTerminal();
       await gate.close();
       journal?.close();
+      log?.close();
       await stopTelemetry?.();
     },
   };

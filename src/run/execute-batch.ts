@@ -31,9 +31,9 @@ export interface ExecuteOptions {
   emit?: ToolEventSink;
   observer?: BatchObserver;
   rates?: RateCounter;
-  /** The batch's trace, when one is recorded: a span per call, its traceparent for the tool. */
-  trace?: {
-    callStarted(p: PlannedCall): string;
+  /** Trace and log per call, when anyone listens; callStarted gives the traceparent for the tool. */
+  events?: {
+    callStarted(p: PlannedCall): string | undefined;
     callEnded(result: ToolResult, p: PlannedCall): void;
   };
 }
@@ -61,7 +61,7 @@ export async function executeBatch(
   const deliver = (result: ToolResult, p: PlannedCall): Promise<void> | undefined => {
     results.push(result);
     recordCallMetrics(result);
-    options.trace?.callEnded(result, p);
+    options.events?.callEnded(result, p);
     if (halt.reason) return undefined;
     try {
       return options.observer?.onCallResult?.(result, p)?.then(undefined, cannotRecord);
@@ -177,7 +177,7 @@ async function runOne(
     options.outputLimit,
     p.paths,
     options.emit,
-    options.trace?.callStarted(p),
+    options.events?.callStarted(p),
   );
   const latency = () => Math.round(performance.now() - started);
   let timer: NodeJS.Timeout | undefined;

@@ -70,13 +70,13 @@ export class BatchTrace {
 
   /** A call starts running: its span opens; the traceparent its child processes inherit. */
   callStarted(p: PlannedCall): string {
-    const span = this.#callSpan(p);
+    const span = this.callSpan(p);
     return formatTraceparent(span.spanContext());
   }
 
   /** A call's result, whether it ran or was settled before running (denied, invalid). */
   callEnded(result: ToolResult, p: PlannedCall): void {
-    const span = this.#callSpan(p);
+    const span = this.callSpan(p);
     this.#calls.delete(p.index);
     if (result.error) {
       span.setAttribute('error.type', result.error.type);
@@ -93,7 +93,8 @@ export class BatchTrace {
     this.#batch.end();
   }
 
-  #callSpan(p: PlannedCall): Span {
+  /** The call's span, opened now if it is not open yet (a call settled before it ran). */
+  callSpan(p: PlannedCall): Span {
     let span = this.#calls.get(p.index);
     if (!span) {
       const attributes: Attributes = {

@@ -1,0 +1,138 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/config/load-config.js';
+import { approveAll } from '../../src/core/confirmation.js';
+import type { EventLogger } from '../../src/telemetry/event-log.js';
+import { createToolgate } from '../../src/toolgate.js';
+import { runCliAsync } from '../helpers/run-cli-async.js';
+import { makeTempDir, useWorkspace } from '../helpers/workspace.js';
+
+const ws = useWorkspace();
+const SECRET = 'ghp_LOGSECRET0123456789abcdefghijklmnopq';
+
+/** A logger that keeps what it is given, as pino would serialize it. */
+function recorder() {
+  const lines: Record<string, unknown>[] = [];
+  const logger: EventLogger = {
+    info: (fields) => lines.push({ level: 'info', ...fields }),
+    warn: (fields) => lines.push({ level: 'warn', ...fields }),
+  };
+  return { lines, logger };
+}
+
+describe('structured logs (issue #16 §3)', () => {
+  it('each call is started and completed or failed, a call that never ran is blocked, approvals are requested and decided; ids and rules only, never a secret or content', async () => {
+    ws.file('notes.txt', `the token is ${SECRET}\n`);
+    const { lines, logger } = recorder();
+    const gate = createToolgate({
+      config: validateConfig({}),
+      roots: [ws.dir()],
+      approver: async () => ({ kind: 'deny_all', reason: 'no' }),
+      logger,
+      session: 'S1',
+    });
+    await gate.execute([
+      { id: 'a', name: 'read_file', arguments: { path: 'notes.txt' } },
+      { id: 'b', name: 'read_file', arguments: { path: `missing-${SECRET}.txt` } },
+      { id: 'c', name: 'write_file', arguments: { path: 'out.txt', content: SECRET } },
+      { id: 'd', name: 'read_file', arguments: { path: `../${SECRET}` } },
+    ]);
+    const events = lines.map((l) => `${l.event}:${l.call_id ?? ''}`);
+    expect(events).toEqual([
+      'approval_requested:c',
+      'approval_decided:',
+      'tool_call_started:a',
+      'tool_call_completed:a',
+      'tool_call_started:b',
+      'tool_call_failed:b',
+      'tool_call_blocked:c',
+      'tool_call_blocked:d',
+    ]);
+    expect(lines.find((l) => l.event === 'tool_call_failed')).toMatchObject({
+      level: 'info',
+      session: 'S1',
+      tool: 'read_file',
+      error_type: 'NotFound',
+      ok: false,
+    });
+    expect(lines.find((l) => l.call_id === 'c' && l.event === 'tool_call_blocked')).toMatchObject({
+      level: 'warn',
+      error_type: 'Denied',
+      rule: expect.any(String),
+    });
+    expect(lines.find((l) => l.call_id === 'd')).toMatchObject({ error_type: 'SandboxViolation' });
+    expect(lines.find((l) => l.event === 'approval_decided')).toMatchObject({
+      asked: 1,
+      granted: 0,
+      denied: 1,
+    });
+    expect(typeof lines.find((l) => l.event === 'tool_call_completed')?.latency_ms).toBe('number');
+    expect(JSON.stringify(lines)).not.toContain('LOGSECRET');
+    expect(JSON.stringify(lines)).not.toContain('the token is');
+  });
+
+  it('toolgate exec: JSON lines to --log-file at info; by default only blocked calls reach stderr (warn); no secret in either', async () => {
+    const root = makeTempDir('toolgate-log-');
+    const calls = JSON.stringify([
+      { id: '1', name: 'list_directory', arguments: { path: '.' } },
+      { id: '2', name: 'write_file', arguments: { path: 'x.txt', content: SECRET } },
+    ]);
+    const file = path.join(root, 'logs', 'toolgate.log');
+    const run = await runCliAsync(['exec', '--no-journal', '--log-level', 'info', '--log-file', file], {
+      cwd: root,
+      input: calls,
+    });
+    expect(run.status).toBe(0);
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => l.event)).toEqual([
+      'approval_requested',
+      'approval_decided',
+      'tool_call_started',
+      'tool_call_completed',
+      'tool_call_blocked',
+    ]);
+    for (const l of lines)
+      expect(l).toMatchObject({ service: 'toolgate', time: expect.any(String), msg: l.event });
+    expect(readFileSync(file, 'utf8')).not.toContain('LOGSECRET');
+
+    const plain = await runCliAsync(['exec', '--no-journal'], { cwd: root, input: calls });
+    const stderr = plain.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(stderr.map((l) => l.event)).toEqual(['tool_call_blocked']);
+    expect(plain.stderr).not.toContain('LOGSECRET');
+    const quiet = await runCliAsync(['exec', '--no-journal', '--log-level', 'silent'], {
+      cwd: root,
+      input: calls,
+    });
+    expect(quiet.stderr).toBe('');
+    const bad = await runCliAsync(['exec', '--no-journal', '--log-level', 'loud'], {
+      cwd: root,
+      input: calls,
+    });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--log-level must be one of/);
+  });
+
+  it('approveAll: approvals granted are logged as such', async () => {
+    const { lines, logger } = recorder();
+    const gate = createToolgate({
+      config: validateConfig({}),
+      roots: [ws.dir()],
+      approver: approveAll,
+      logger,
+    });
+    await gate.execute([{ id: 'w', name: 'write_file', arguments: { path: 'ok.txt', content: 'x' } }]);
+    expect(lines.find((l) => l.event === 'approval_decided')).toMatchObject({
+      asked: 1,
+      granted: 1,
+      denied: 0,
+    });
+    expect(lines.map((l) => l.event)).toContain('tool_call_completed');
+  });
+});
