@@ -203,7 +203,8 @@ await grepTree();
 await globTree();
 await readTail();
 rows.push(...(await (await import('./web-fetch.js')).webFetchBench())); // 1 MB page: web_fetch vs undici fetch
-rows.push(...(await (await import('./memory-search.js')).memorySearchBench())); // 10,000 notes, FTS5
+rows.push(...(await (await import('./memory-search.js')).memorySearchBench())); // 10,000 notes: FTS5, hybrid
+rows.push(...(await (await import('./telemetry-overhead.js')).telemetryOverhead())); // no SDK, in-memory SDK
 
 console.log(
   `Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${new Date().toISOString().slice(0, 10)}\n`,
