@@ -92,6 +92,11 @@ const governanceTool = z.strictObject({
   allowed_paths: names.default([]),
   forbidden_paths: names.default([]),
   rate_limit_per_hour: positiveInt.optional(),
+  /**
+   * The tool refuses to run outside the OS sandbox (seed 002 §5.1). Only run_command runs programs
+   * under it, so only run_command may say so.
+   */
+  requires_sandbox: z.boolean().default(false),
 });
 
 const governanceMode = z.strictObject({
@@ -104,7 +109,19 @@ const governance = z
   .strictObject({
     mode: mode.default('NORMAL'),
     modes: z.partialRecord(mode, governanceMode).default({}),
-    tools: z.record(z.string(), governanceTool).default({}),
+    tools: z
+      .record(z.string(), governanceTool)
+      .default({})
+      .superRefine((tools, ctx) => {
+        for (const [name, tool] of Object.entries(tools)) {
+          if (tool.requires_sandbox && name !== 'run_command')
+            ctx.addIssue({
+              code: 'custom',
+              path: [name, 'requires_sandbox'],
+              message: `requires_sandbox applies to run_command only (the one tool that runs programs under the OS sandbox); ${name} runs inside toolgate, under the path sandbox always`,
+            });
+        }
+      }),
   })
   .prefault({});
 

@@ -143,6 +143,7 @@ export function builtinToolMakers(
           envDenylist: config.tools.environment.denylist,
           keepBytes: Math.max(4096, config.tools.output.max_bytes),
           jobs,
+          requiresSandbox: config.tools.governance.tools.run_command?.requires_sandbox === true,
           ...(config.tools.run_command.sandbox === 'os'
             ? {
                 osSandbox: new OsSandbox({

@@ -27,6 +27,8 @@ export interface RunCommandSettings {
   osSandbox?: OsSandbox;
   /** This session's background jobs (shared with read_job_output). */
   jobs: JobManager;
+  /** `[tools.governance.tools.run_command] requires_sandbox`: never run a command outside the OS sandbox. */
+  requiresSandbox?: boolean;
 }
 
 const args = z.strictObject({
@@ -82,6 +84,11 @@ export function createRunCommandTool(settings: RunCommandSettings) {
     },
     ...(settings.osSandbox ? { dispose: () => (settings.osSandbox as OsSandbox).shutdown() } : {}),
     async execute(a, ctx) {
+      if (settings.requiresSandbox && !settings.osSandbox)
+        throw new ToolError(
+          'SandboxViolation',
+          'run_command requires the OS sandbox ([tools.governance.tools.run_command] requires_sandbox = true) and it is off: set [tools.run_command] sandbox = "os" (it needs bubblewrap and socat); nothing was run',
+        );
       const cwd = ctx.sandbox.resolve(a.cwd ?? '.');
       const timeoutMs = Math.min(a.timeout_ms ?? settings.maxTimeoutMs, settings.maxTimeoutMs);
       let env = scrubEnv(process.env, settings.envDenylist);
