@@ -10,11 +10,12 @@ import { type Grant, type GrantScope, type GrantStore, grantPrefix, MemoryGrantS
 import { errorResult } from './core/make-result.js';
 import type { PlannedCall } from './core/planned-call.js';
 import { ToolRegistry } from './core/registry.js';
+import type { GovernanceMode } from './core/tier.js';
 import type { ToolCall } from './core/tool-call.js';
 import type { AnyToolDefinition } from './core/tool-definition.js';
 import type { ToolEventSink } from './core/tool-event.js';
 import type { ToolResult } from './core/tool-result.js';
-import type { BeginBatchOptions, Journal, PlanEntry } from './journal/journal.js';
+import type { BeginBatchOptions, Journal, ModeRecord, PlanEntry } from './journal/journal.js';
 import { journalObserver, journalStatus, recordableAfter } from './journal/journal-observer.js';
 import { JournalRateCounter } from './journal/journal-rate-counter.js';
 import { JournalReadCache } from './journal/journal-read-cache.js';
@@ -109,6 +110,8 @@ export class Toolgate {
   /** The session's todo list (write_todos): in the journal when there is one, so it survives a restart. */
   readonly #todos: TodoStore;
   readonly #logger: EventLogger | undefined;
+  #setMode: GovernanceMode | undefined;
+  readonly #modeListeners = new Set<(mode: GovernanceMode) => void>();
   readonly session: string;
   readonly #grants: GrantStore;
   /** The config file in use, or where one would be read (named in denials that say how to allow). */
@@ -174,6 +177,62 @@ export class Toolgate {
       denyWith(
         'nobody was asked: no approver is set (createToolgate({ approver })), so confirmations are denied',
       );
+  }
+
+  /**
+   * The governance mode in force: the last one set on the journal (`toolgate mode set`, any
+   * process), else one set on this gate, else the config's. Read before every plan; cheap when
+   * nothing changed (the journal caches it by data_version).
+   */
+  governanceMode(): { mode: GovernanceMode; source: 'journal' | 'set' | 'config'; record?: ModeRecord } {
+    let record: ModeRecord | undefined;
+    try {
+      record = this.journal?.governanceMode();
+    } catch {
+      record = undefined; // an unreadable journal leaves the mode as it was: a plan still fails closed on it
+    }
+    if (record) return { mode: record.mode, source: 'journal', record };
+    if (this.#setMode) return { mode: this.#setMode, source: 'set' };
+    return { mode: this.config.tools.governance.mode, source: 'config' };
+  }
+
+  /**
+   * Changes the governance mode: on the journal when there is one (every process using it follows,
+   * durably), else for this gate. Logged as `mode_changed`; listeners are told.
+   */
+  async setMode(mode: GovernanceMode, reason: string, actor = 'library'): Promise<void> {
+    if (this.journal) {
+      this.journal.recordMode(mode, reason, actor);
+      await this.journal.sync();
+    } else {
+      this.#setMode = mode;
+    }
+    this.refreshMode();
+  }
+
+  /** Someone wants to know when the mode changes (an MCP server re-lists its tools). */
+  onModeChange(listener: (mode: GovernanceMode) => void): () => void {
+    this.#modeListeners.add(listener);
+    return () => this.#modeListeners.delete(listener);
+  }
+
+  /** Applies the mode in force to the policy; tells the listeners and the log when it changed. */
+  refreshMode(): GovernanceMode {
+    const now = this.governanceMode();
+    const before = this.policy.mode;
+    if (now.mode !== before) {
+      this.policy.setMode(now.mode);
+      if (this.#logger)
+        logEvent(this.#logger, 'warn', 'mode_changed', {
+          session: this.session,
+          from: before,
+          to: now.mode,
+          source: now.source,
+          ...(now.record ? { actor: now.record.actor, reason: now.record.reason } : {}),
+        });
+      for (const listener of this.#modeListeners) listener(now.mode);
+    }
+    return now.mode;
   }
 
   /** The session's todo list as write_todos keeps it (what `toolgate chat` shows). */
@@ -298,6 +357,7 @@ export class Toolgate {
 
   /** Plans a batch without running anything (also what `toolgate policy explain` shows). */
   plan(calls: readonly ToolCall[]): PlannedCall[] {
+    this.refreshMode();
     const tools = this.config.tools;
     return planBatch(calls, {
       registry: this.registry,

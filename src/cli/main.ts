@@ -244,6 +244,32 @@ export function buildProgram(): Command {
     process.exitCode = await (await import('./mcp-command.js')).runMcp(opts);
   });
 
+  const modeCmd = program
+    .command('mode')
+    .description(
+      'The governance mode (NORMAL, ALERT, DEGRADED, LOCKDOWN, RECOVERY) every toolgate on this journal follows.',
+    );
+  withSetup(
+    modeCmd
+      .command('show')
+      .description('The mode in force, where it comes from, and its recent changes.')
+      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+      .option('--limit <n>', 'how many changes', '10')
+      .option('--json', 'print {mode, source, history} as JSON'),
+  ).action(async (opts) => {
+    process.exitCode = (await import('./mode-command.js')).runModeShow(opts, process.stdout);
+  });
+  withSetup(
+    modeCmd
+      .command('set')
+      .description('Change the mode, with the reason; running servers re-list their tools.')
+      .argument('<mode>', 'NORMAL, ALERT, DEGRADED, LOCKDOWN or RECOVERY')
+      .requiredOption('--reason <text>', 'why (kept with the change)')
+      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)'),
+  ).action(async (mode: string, opts) => {
+    process.exitCode = await (await import('./mode-command.js')).runModeSet(mode, opts, process.stdout);
+  });
+
   const journalCmd = program.command('journal').description('Look at the journal.');
   withSetup(
     journalCmd

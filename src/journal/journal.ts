@@ -1,6 +1,7 @@
 import type { ConfirmationRequest } from '../core/confirmation.js';
 import type { Grant } from '../core/grant.js';
 import type { PolicyDecision } from '../core/policy-decision.js';
+import type { GovernanceMode } from '../core/tier.js';
 import type { ToolCall } from '../core/tool-call.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { ReadRecord } from '../tools/fs/read-cache.js';
@@ -54,6 +55,15 @@ export interface BatchSummary {
   finishedAt?: number;
   calls: number;
   failed: number;
+}
+
+/** One governance mode change: what, why, who, when (ms since the epoch). */
+export interface ModeRecord {
+  seq: number;
+  mode: GovernanceMode;
+  reason: string;
+  actor: string;
+  at: number;
 }
 
 export interface MessageRecord {
@@ -123,6 +133,13 @@ export interface Journal {
   /** Kept with the next commit (the call's result): as durable as the result of the call that read. */
   putReadRecord(session: string, path: string, record: ReadRecord): void;
   deleteReadRecord(session: string, path: string): void;
+
+  /** The governance mode last set on this journal (`toolgate mode set`), if any. */
+  governanceMode(): ModeRecord | undefined;
+  /** Records a mode change (committed; `sync()` after it for a power loss too). */
+  recordMode(mode: GovernanceMode, reason: string, actor: string): ModeRecord;
+  /** Mode changes, newest first. */
+  modeHistory(limit: number): ModeRecord[];
 
   /** The session's todo list (write_todos), in order. */
   todos(session: string): Todo[];

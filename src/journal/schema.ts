@@ -90,6 +90,16 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (session_id, position)
   );
   `,
+  // Governance modes as set at run time (issue #16): every process on this journal sees the last.
+  `
+  CREATE TABLE governance_modes (
+    seq INTEGER PRIMARY KEY,
+    mode TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import type { ConfirmationRequest } from '../core/confirmation.js';
 import type { Grant } from '../core/grant.js';
 import { errorResult } from '../core/make-result.js';
+import type { GovernanceMode } from '../core/tier.js';
 import type { ToolCall } from '../core/tool-call.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { ReadRecord } from '../tools/fs/read-cache.js';
@@ -20,6 +21,7 @@ import {
   type Journal,
   JournalError,
   type MessageRecord,
+  type ModeRecord,
   type PlanEntry,
 } from './journal.js';
 import { makeDirs } from './make-dirs.js';
@@ -257,6 +259,11 @@ export class SqliteJournal implements Journal {
         'SELECT id, task, completed, created_at FROM todos WHERE session_id = ? ORDER BY position',
       ),
       clearTodos: db.prepare('DELETE FROM todos WHERE session_id = ?'),
+      lastMode: db.prepare('SELECT * FROM governance_modes ORDER BY seq DESC LIMIT 1'),
+      modes: db.prepare('SELECT * FROM governance_modes ORDER BY seq DESC LIMIT ?'),
+      putMode: db.prepare(
+        'INSERT INTO governance_modes (mode, reason, actor, created_at) VALUES (?, ?, ?, ?) RETURNING *',
+      ),
       putTodo: db.prepare(
         'INSERT INTO todos (session_id, position, id, task, completed, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
@@ -537,6 +544,26 @@ export class SqliteJournal implements Journal {
     }));
   }
 
+  governanceMode(): ModeRecord | undefined {
+    // Asked before every batch: read again only when the file changed (as for grants).
+    const version = this.#stmt.dataVersion.get() as number;
+    if (this.#mode && this.#mode.version === version) return this.#mode.record;
+    const row = this.#stmt.lastMode.get() as ModeRow | undefined;
+    const record = row ? modeRecord(row) : undefined;
+    this.#mode = { version, record };
+    return record;
+  }
+
+  recordMode(mode: GovernanceMode, reason: string, actor: string): ModeRecord {
+    const row = this.#write(() => this.#stmt.putMode.get(mode, reason, actor, Date.now()) as ModeRow);
+    this.#mode = undefined;
+    return modeRecord(row);
+  }
+
+  modeHistory(limit: number): ModeRecord[] {
+    return (this.#stmt.modes.all(limit) as ModeRow[]).map(modeRecord);
+  }
+
   saveTodos(session: string, todos: readonly Todo[]): void {
     this.#write(() => {
       this.#stmt.clearTodos.run(session);
@@ -557,6 +584,7 @@ export class SqliteJournal implements Journal {
   }
 
   #grants: { version: number; session: string; list: Grant[] } | undefined;
+  #mode: { version: number; record: ModeRecord | undefined } | undefined;
 
   #readGrants(session: string): Grant[] {
     return (
@@ -766,4 +794,16 @@ export class SqliteJournal implements Journal {
       this.#db.close();
     }
   }
+}
+
+type ModeRow = { seq: number; mode: string; reason: string; actor: string; created_at: number };
+
+function modeRecord(row: ModeRow): ModeRecord {
+  return {
+    seq: row.seq,
+    mode: row.mode as GovernanceMode,
+    reason: row.reason,
+    actor: row.actor,
+    at: row.created_at,
+  };
 }

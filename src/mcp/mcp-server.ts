@@ -1,3 +1,5 @@
+import { type FSWatcher, watch } from 'node:fs';
+import path from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   type CallToolRequest,
@@ -61,7 +63,8 @@ export function createMcpServer(options: McpServerOptions): {
 } {
   const server = new Server(
     { name: 'toolgate', version: options.version ?? '0.1.0' },
-    { capabilities: { tools: {} } },
+    // listChanged: the governance mode can change what may run (`toolgate mode set`, any process).
+    { capabilities: { tools: { listChanged: true } } },
   );
   const configuredRoots = [...(options.roots ?? options.config?.tools.sandbox.allowed_roots ?? ['.'])];
   const approver = mcpApprover(server);
@@ -113,8 +116,45 @@ export function createMcpServer(options: McpServerOptions): {
     await reapplyRoots();
   });
 
+  /**
+   * The mode in force, read again (cheap unless the journal changed); when it moved since the
+   * client last listed, the client is told to list again: it sees only what may run now.
+   */
+  let listedMode = gate.refreshMode();
+  const checkMode = () => {
+    const mode = gate.refreshMode();
+    if (mode === listedMode) return;
+    listedMode = mode;
+    void server.sendToolListChanged().catch(() => {});
+  };
+  // Another process changing the mode writes the journal: its WAL file changing is the event.
+  const journalFile = options.journal?.location;
+  let watcher: FSWatcher | undefined;
+  let debounce: NodeJS.Timeout | undefined;
+  if (journalFile && journalFile !== ':memory:') {
+    try {
+      watcher = watch(`${path.resolve(options.baseDir ?? process.cwd(), journalFile)}-wal`, () => {
+        clearTimeout(debounce);
+        debounce = setTimeout(checkMode, 50).unref();
+      });
+      watcher.unref();
+      watcher.on('error', () => {});
+    } catch {
+      watcher = undefined; // no WAL to watch: the mode is still read at every request
+    }
+  }
+  const closeServer = server.onclose;
+  server.onclose = () => {
+    watcher?.close();
+    clearTimeout(debounce);
+    closeServer?.();
+  };
+
   server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const tools = exportDefinitions(gate.registry.definitions(), 'mcp') as { name: string }[];
+    checkMode();
+    listedMode = gate.policy.mode;
+    const allowed = gate.registry.definitions().filter((d) => gate.policy.allowedInMode(d));
+    const tools = exportDefinitions(allowed, 'mcp') as { name: string }[];
     return {
       tools: tools.map((t) => {
         const def = gate.registry.get(t.name);
@@ -153,6 +193,7 @@ export function createMcpServer(options: McpServerOptions): {
     extra: Parameters<Parameters<typeof server.setRequestHandler>[1]>[1],
   ) => {
     if (rootsReady) await rootsReady;
+    checkMode();
     const id = `mcp-${++calls}`;
     const progressToken = request.params._meta?.progressToken;
     const stream =

@@ -96,6 +96,69 @@ export class PolicyEngine {
     this.#mode = mode;
   }
 
+  /** Whether the current governance mode lets a tool run at all (what an MCP server lists). */
+  allowedInMode(tool: AnyToolDefinition): boolean {
+    return this.#modeDenial(tool) === undefined;
+  }
+
+  /** The rule by which the current mode asks for approval of a tool it allows, if it does. */
+  #modeAsks(tool: AnyToolDefinition): { rule: string; file: string } | undefined {
+    const mode = this.#mode;
+    const modeMatch = this.#modeMatchers.get(mode);
+    if (modeMatch)
+      return modeMatch.ask(tool.name)
+        ? { rule: `tools.governance.modes.${mode}`, file: this.#file }
+        : undefined;
+    return governanceDefault(mode, tool.tier) === 'ask'
+      ? { rule: `governance mode ${mode} default for ${tool.tier} tools`, file: DEFAULTS_FILE }
+      : undefined;
+  }
+
+  /** Why the current mode forbids the tool (its own modes, the config's, the mode's default), if it does. */
+  #modeDenial(tool: AnyToolDefinition): { reason: string; rule: string; file: string } | undefined {
+    const mode = this.#mode;
+    const file = this.#file;
+    const gov = this.#config.governance.tools[tool.name];
+    if (tool.allowedModes && !tool.allowedModes.includes(mode))
+      return {
+        reason: `"${tool.name}" may not run in ${mode} mode`,
+        rule: `tool ${tool.name} allowedModes`,
+        file: DEFAULTS_FILE,
+      };
+    if (gov?.forbidden_in_modes.includes(mode))
+      return {
+        reason: `"${tool.name}" is forbidden in ${mode} mode`,
+        rule: `tools.governance.tools.${tool.name}.forbidden_in_modes`,
+        file,
+      };
+    if (gov?.allowed_in_modes && !gov.allowed_in_modes.includes(mode))
+      return {
+        reason: `"${tool.name}" is not allowed in ${mode} mode`,
+        rule: `tools.governance.tools.${tool.name}.allowed_in_modes`,
+        file,
+      };
+    const modeMatch = this.#modeMatchers.get(mode);
+    if (modeMatch) {
+      const forbidden =
+        modeMatch.forbidden(tool.name) ||
+        (!modeMatch.ask(tool.name) && modeMatch.allowed !== undefined && !modeMatch.allowed(tool.name));
+      return forbidden
+        ? {
+            reason: `"${tool.name}" is forbidden in ${mode} mode`,
+            rule: `tools.governance.modes.${mode}`,
+            file,
+          }
+        : undefined;
+    }
+    return governanceDefault(mode, tool.tier) === 'forbid'
+      ? {
+          reason: `"${tool.name}" is forbidden in ${mode} mode`,
+          rule: `governance mode ${mode} default for ${tool.tier} tools`,
+          file: DEFAULTS_FILE,
+        }
+      : undefined;
+  }
+
   /** The per-hour limit that applies to a tool, if any (only then are its recent calls counted). */
   rateLimitOf(tool: AnyToolDefinition): number | undefined {
     return minDefined(tool.rateLimitPerHour, this.#config.governance.tools[tool.name]?.rate_limit_per_hour);
@@ -142,43 +205,8 @@ export class PolicyEngine {
     }
 
     const gov = governance.tools[tool.name];
-    if (tool.allowedModes && !tool.allowedModes.includes(mode)) {
-      return deny(
-        `"${tool.name}" may not run in ${mode} mode`,
-        `tool ${tool.name} allowedModes`,
-        'Denied',
-        DEFAULTS_FILE,
-      );
-    }
-    if (gov?.forbidden_in_modes.includes(mode)) {
-      return deny(
-        `"${tool.name}" is forbidden in ${mode} mode`,
-        `tools.governance.tools.${tool.name}.forbidden_in_modes`,
-      );
-    }
-    if (gov?.allowed_in_modes && !gov.allowed_in_modes.includes(mode)) {
-      return deny(
-        `"${tool.name}" is not allowed in ${mode} mode`,
-        `tools.governance.tools.${tool.name}.allowed_in_modes`,
-      );
-    }
-    let modeSays: 'allow' | 'ask' | 'forbid';
-    let modeRule: string;
-    let modeFile = file;
-    const modeMatch = this.#modeMatchers.get(mode);
-    if (modeMatch) {
-      modeRule = `tools.governance.modes.${mode}`;
-      if (modeMatch.forbidden(tool.name)) modeSays = 'forbid';
-      else if (modeMatch.ask(tool.name)) modeSays = 'ask';
-      else if (!modeMatch.allowed || modeMatch.allowed(tool.name)) modeSays = 'allow';
-      else modeSays = 'forbid';
-    } else {
-      modeSays = governanceDefault(mode, tool.tier);
-      modeRule = `governance mode ${mode} default for ${tool.tier} tools`;
-      modeFile = DEFAULTS_FILE;
-    }
-    if (modeSays === 'forbid')
-      return deny(`"${tool.name}" is forbidden in ${mode} mode`, modeRule, 'Denied', modeFile);
+    const modeDenial = this.#modeDenial(tool);
+    if (modeDenial) return deny(modeDenial.reason, modeDenial.rule, 'Denied', modeDenial.file);
 
     const limit = this.rateLimitOf(tool);
     if (limit !== undefined && input.recentCalls >= limit) {
@@ -285,7 +313,8 @@ export class PolicyEngine {
         `tools.governance.tools.${tool.name}.requires_approval_in_modes`,
       );
     }
-    if (modeSays === 'ask') return ask(`"${tool.name}" needs approval in ${mode} mode`, modeRule, modeFile);
+    const modeAsks = this.#modeAsks(tool);
+    if (modeAsks) return ask(`"${tool.name}" needs approval in ${mode} mode`, modeAsks.rule, modeAsks.file);
 
     const allowedByRule = ruleHit?.action === 'allow' || shellAllowed || toolGrant;
     const allowlisted = this.#allowlist(tool.name);

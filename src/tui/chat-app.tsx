@@ -311,6 +311,7 @@ export function ChatApp({ controller, title }: { controller: ChatController; tit
       <Text dimColor wrap="truncate-end">
         {statusLine(mode, columns, {
           scrollable: state.output.length > OUTPUT_ROWS,
+          governance: state.governance,
           ...(title ? { title } : {}),
         })}
       </Text>

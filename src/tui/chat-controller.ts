@@ -45,6 +45,8 @@ export interface ChatState {
   supplied: Readonly<Record<string, string>>;
   /** The session's todo list (write_todos), as it stands after the last batch. */
   todos: readonly Todo[];
+  /** The governance mode in force (`toolgate mode set` from anywhere changes it). */
+  governance: string;
   exit: boolean;
 }
 
@@ -94,6 +96,7 @@ export class ChatController {
     pending: undefined,
     supplied: {},
     todos: [],
+    governance: 'NORMAL',
     exit: false,
   };
   #history: ConversationMessage[];
@@ -116,7 +119,8 @@ export class ChatController {
   }) {
     this.#gate = options.gate;
     this.#turnOptions = options.turn;
-    this.#state = { ...this.#state, todos: options.gate.todos() }; // a continued session's list
+    // A continued session's list; the mode in force.
+    this.#state = { ...this.#state, todos: options.gate.todos(), governance: options.gate.refreshMode() };
     this.#history = [...(options.history ?? [])];
     // A continued session (--session) shows what was said before, then the new turns.
     const earlier: TranscriptEntry[] = [];
@@ -363,7 +367,8 @@ export class ChatController {
       }
       case 'results':
         // write_todos may have changed the list: the panel shows it as the store now has it.
-        if (event.message.results.length > 0) this.#set({ todos: this.#gate.todos() });
+        if (event.message.results.length > 0)
+          this.#set({ todos: this.#gate.todos(), governance: this.#gate.refreshMode() });
         for (const r of event.message.results) {
           const view = this.#state.calls.find((c) => c.id === r.id);
           if (!view) continue;

@@ -63,8 +63,12 @@ function keyHints(mode: ChatMode, scrollable: boolean): Segment[] {
 export function statusLine(
   mode: ChatMode,
   columns: number,
-  options: { title?: ChatTitle; scrollable: boolean },
+  options: { title?: ChatTitle; scrollable: boolean; governance?: string },
 ): string {
+  // The governance mode comes first and is never dropped: it says what may run at all.
+  const governance: Segment[] = options.governance
+    ? [{ text: `mode ${options.governance}`, priority: 11 }]
+    : [];
   const title: Segment[] = options.title
     ? [
         { text: sanitizeForTerminal(options.title.provider), priority: 3, cut: true },
@@ -73,5 +77,5 @@ export function statusLine(
         { text: `session ${sanitizeForTerminal(options.title.session)}`, priority: 7 },
       ]
     : [];
-  return fitLine([...title, ...keyHints(mode, options.scrollable)], Math.max(1, columns - 1));
+  return fitLine([...governance, ...title, ...keyHints(mode, options.scrollable)], Math.max(1, columns - 1));
 }

@@ -26,6 +26,20 @@ export function journalConformance(
   make: () => { journal: Journal; reopen: () => Journal },
 ): void {
   describe(`Journal conformance: ${name}`, () => {
+    it('governance modes: none until set; the last one set is in force, for another connection too; history newest first', () => {
+      const { journal, reopen } = make();
+      expect(journal.governanceMode()).toBeUndefined();
+      journal.recordMode('ALERT', 'odd calls', 'ops:a');
+      const second = journal.recordMode('LOCKDOWN', 'probing', 'ops:b');
+      expect(second).toMatchObject({ mode: 'LOCKDOWN', reason: 'probing', actor: 'ops:b' });
+      expect(journal.governanceMode()).toMatchObject({ mode: 'LOCKDOWN' });
+      const other = reopen();
+      expect(other.governanceMode()).toMatchObject({ mode: 'LOCKDOWN', actor: 'ops:b' });
+      other.recordMode('NORMAL', 'cleared', 'ops:a');
+      expect(journal.governanceMode()).toMatchObject({ mode: 'NORMAL' }); // seen through the first connection
+      expect(journal.modeHistory(2).map((m) => m.mode)).toEqual(['NORMAL', 'LOCKDOWN']);
+    });
+
     it('FR-RES-01/01a: a batch keeps its calls in call order, with the assistant message', () => {
       const { journal } = make();
       const id = journal.beginBatch('s', calls(3), { assistantText: 'let me look' });
