@@ -23,6 +23,7 @@ import { JournalTodoStore } from './journal/journal-todo-store.js';
 import { planBatch } from './plan/plan-batch.js';
 import { SchemaValidator } from './plan/schema-validator.js';
 import { hintForAsk } from './policy/allow-hint.js';
+import { AUTO_ACTOR, AutoGovernor, type ModeChange, type ModeNow } from './policy/auto-governor.js';
 import { PolicyEngine } from './policy/policy-engine.js';
 import { type RateCounter, SlidingWindowCounter } from './policy/rate-limiter.js';
 import { type BatchObserver, executeBatch } from './run/execute-batch.js';
@@ -111,6 +112,7 @@ export class Toolgate {
   readonly #todos: TodoStore;
   readonly #logger: EventLogger | undefined;
   #setMode: GovernanceMode | undefined;
+  #auto: AutoGovernor | undefined;
   readonly #modeListeners = new Set<(mode: GovernanceMode) => void>();
   readonly session: string;
   readonly #grants: GrantStore;
@@ -127,6 +129,22 @@ export class Toolgate {
     this.session = options.session ?? randomUUID();
     this.#todos = this.journal ? new JournalTodoStore(this.journal, this.session) : new MemoryTodoStore();
     this.#logger = options.logger;
+    const auto = this.config.tools.governance.auto;
+    if (auto.enabled) {
+      const journalFile =
+        this.journal && this.journal.location !== ':memory:'
+          ? path.resolve(baseDir, this.journal.location)
+          : undefined;
+      this.#auto = new AutoGovernor(
+        {
+          minFreeBytes: auto.min_free_bytes,
+          lockdownAfterRefusals: auto.lockdown_after_refusals,
+          windowMs: auto.window_seconds * 1000,
+          quietMs: auto.quiet_seconds * 1000,
+        },
+        () => [...this.sandbox.roots, ...(journalFile ? [path.dirname(journalFile)] : [])],
+      );
+    }
     // The journal file (and its WAL/SHM companions) is toolgate's own state: never a tool's.
     if (options.journal && options.journal.location !== ':memory:') {
       const file = path.resolve(baseDir, options.journal.location);
@@ -380,6 +398,31 @@ export class Toolgate {
   /** Runs one batch: exactly one result per call, in call order. */
   async execute(calls: readonly ToolCall[], options: ExecuteBatchOptions = {}): Promise<ToolResult[]> {
     if (calls.length === 0) return []; // nothing to plan, ask, run or journal
+    const auto = this.#auto;
+    if (!auto) return await this.#traced(calls, options);
+    await this.#govern(auto.beforeBatch(this.#modeNow()));
+    const results = await this.#traced(calls, options);
+    await this.#govern(auto.afterBatch(this.#modeNow(), results));
+    return results;
+  }
+
+  #modeNow(): ModeNow {
+    const now = this.governanceMode();
+    return { mode: now.mode, record: now.record };
+  }
+
+  /** A change the automatic governor asks for; kept on this gate alone if the journal cannot take it. */
+  async #govern(change: ModeChange | undefined): Promise<void> {
+    if (!change) return;
+    try {
+      await this.setMode(change.mode, change.reason, AUTO_ACTOR);
+    } catch {
+      this.#setMode = change.mode;
+      this.refreshMode();
+    }
+  }
+
+  async #traced(calls: readonly ToolCall[], options: ExecuteBatchOptions): Promise<ToolResult[]> {
     const parent = options.traceparent
       ? contextWithTraceparent(options.traceparent, options.traceContext)
       : (options.traceContext ?? context.active());

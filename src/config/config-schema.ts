@@ -105,9 +105,24 @@ const governanceMode = z.strictObject({
   forbidden: names.default([]),
 });
 
+/** Automatic mode changes (docs/OPERATIONS.md); off unless enabled. */
+const governanceAuto = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** DEGRADED when the disk holding a root or the journal has less free space than this. */
+    min_free_bytes: positiveInt.default(64 * 1024 * 1024),
+    /** LOCKDOWN after this many refusals (policy, sandbox) within `window_seconds`: a model probing the fence. */
+    lockdown_after_refusals: positiveInt.default(10),
+    window_seconds: positiveInt.default(60),
+    /** After an automatic mode's cause is gone: RECOVERY, then NORMAL once this long has passed quietly. */
+    quiet_seconds: positiveInt.default(300),
+  })
+  .prefault({});
+
 const governance = z
   .strictObject({
     mode: mode.default('NORMAL'),
+    auto: governanceAuto,
     modes: z.partialRecord(mode, governanceMode).default({}),
     tools: z
       .record(z.string(), governanceTool)

@@ -12,7 +12,9 @@ export function governanceDefault(mode: GovernanceMode, tier: Tier): 'allow' | '
     case 'RECOVERY':
       return tier === 'read_only' ? 'allow' : 'ask';
     case 'DEGRADED':
-      return tier === 'privileged' ? 'forbid' : tier === 'read_only' ? 'allow' : 'ask';
+      // Something the machine needs is failing (disk, memory, the journal): what changes it stops;
+      // reads, and network reads, go on asking where they would.
+      return tier === 'read_only' ? 'allow' : tier === 'network' ? 'ask' : 'forbid';
     case 'LOCKDOWN':
       return tier === 'read_only' ? 'allow' : 'forbid';
   }
