@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { PlannedCall } from '../core/planned-call.js';
-import { isRepeatable } from '../core/tier.js';
+import { isRepeatable, type Tier } from '../core/tier.js';
 import type { ToolOutput } from '../core/tool-definition.js';
 import { ToolError } from '../core/tool-error.js';
 import type { ToolEventSink } from '../core/tool-event.js';
@@ -171,13 +171,45 @@ async function runOne(
   options.rates?.record(tool.name, Date.now());
   options.emit?.({ type: 'started', callId: call.id, toolName: tool.name });
 
+  const traceparent = options.events?.callStarted(p);
+  let result = await attempt(p, tool, options, traceparent, started);
+  const transient = retryable(result, tool.tier, options.signal);
+  if (transient) {
+    // Once, for a read-only call only (seed 002 §6.2): it changes nothing, so running it again is safe.
+    const first = result.error?.type;
+    const again = await attempt(p, tool, options, traceparent, started);
+    result = { ...again, metadata: { ...again.metadata, retried: { after: first, cause: transient } } };
+  }
+  options.emit?.({ type: 'completed', callId: call.id, ok: result.ok });
+  return result;
+}
+
+/** Errors worth one more try: the OS said "not now", not "no". */
+const TRANSIENT = /\b(EAGAIN|EBUSY|ECONNRESET|ETIMEDOUT|EPIPE|EMFILE|ENFILE|EINTR)\b/;
+
+/** The transient cause, when a failed read-only call may be run once more. */
+function retryable(result: ToolResult, tier: Tier, signal: AbortSignal | undefined): string | undefined {
+  if (result.ok || tier !== 'read_only' || signal?.aborted) return undefined;
+  if (result.error?.type !== 'ExecutionFailed' && result.error?.type !== 'Internal') return undefined;
+  return TRANSIENT.exec(result.error.message)?.[1];
+}
+
+/** One run of a call's tool: its own context, timeout and cancellation; always a result. */
+async function attempt(
+  p: PlannedCall,
+  tool: NonNullable<PlannedCall['tool']>,
+  options: ExecuteOptions,
+  traceparent: string | undefined,
+  started: number,
+): Promise<ToolResult> {
+  const { call } = p;
   const ctx = new CallContext(
     call.id,
     options.sandbox,
     options.outputLimit,
     p.paths,
     options.emit,
-    options.events?.callStarted(p),
+    traceparent,
   );
   const latency = () => Math.round(performance.now() - started);
   let timer: NodeJS.Timeout | undefined;
@@ -233,7 +265,6 @@ async function runOne(
     // Anything the tool left running learns the call is over.
     ctx.stop(CALL_FINISHED);
   }
-  options.emit?.({ type: 'completed', callId: call.id, ok: result.ok });
   return result;
 }
 
