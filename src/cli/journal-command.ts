@@ -11,6 +11,76 @@ interface JournalOptions {
   journal?: string;
   json?: boolean;
   limit?: string;
+  olderThan?: string;
+  since?: string;
+  format?: string;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** `30d`, `12h`, `90m` → milliseconds; anything else is a usage error naming the forms. */
+export function parseAge(text: string, flag: string): number {
+  const m = /^(\d+(?:\.\d+)?)([dhm])$/.exec(text.trim());
+  if (!m) throw new UsageError(`${flag} expects an age like 30d, 12h or 90m (got "${text}")`);
+  const unit = { d: DAY_MS, h: 60 * 60 * 1000, m: 60 * 1000 }[m[2] as 'd' | 'h' | 'm'];
+  return Number(m[1]) * unit;
+}
+
+/** `toolgate journal prune --older-than 30d` (or `[journal] retain_days`). */
+export function runJournalPrune(options: JournalOptions, out: NodeJS.WritableStream): number {
+  const setup = resolveSetup(options);
+  const days = setup.config.journal.retain_days;
+  const age = options.olderThan
+    ? parseAge(options.olderThan, '--older-than')
+    : days !== undefined
+      ? days * DAY_MS
+      : undefined;
+  if (age === undefined)
+    throw new UsageError('say how old with --older-than 30d, or set [journal] retain_days in toolgate.toml');
+  const file = journalPath(setup, options.journal);
+  const journal = openExistingJournal(file);
+  if (!journal) {
+    out.write(`No journal at ${file}: nothing to prune.\n`);
+    return 0;
+  }
+  try {
+    const before = Date.now() - age;
+    const pruned = journal.prune(before);
+    if (options.json) out.write(`${JSON.stringify({ before: iso(before), ...pruned })}\n`);
+    else
+      out.write(
+        `Removed ${pruned.batches} batch(es) with ${pruned.calls} call(s) and ${pruned.messages} message(s) older than ${iso(before)}; open batches and batches waiting for approval are kept.\n`,
+      );
+    return 0;
+  } finally {
+    journal.close();
+  }
+}
+
+/** `toolgate journal export --since 2026-11-01|7d [--format jsonl]`: one JSON line per call. */
+export function runJournalExport(options: JournalOptions, out: NodeJS.WritableStream): number {
+  if ((options.format ?? 'jsonl') !== 'jsonl')
+    throw new UsageError(`--format: only jsonl is supported (got "${options.format}")`);
+  let since = 0;
+  if (options.since) {
+    const parsed = /^\d+(?:\.\d+)?[dhm]$/.test(options.since.trim())
+      ? Date.now() - parseAge(options.since, '--since')
+      : Date.parse(options.since);
+    if (!Number.isFinite(parsed))
+      throw new UsageError(
+        `--since expects a date (2026-11-01, ISO 8601) or an age like 7d (got "${options.since}")`,
+      );
+    since = parsed;
+  }
+  const file = journalPath(resolveSetup(options), options.journal);
+  const journal = openExistingJournal(file);
+  if (!journal) return 0; // nothing journaled: nothing to export
+  try {
+    for (const call of journal.exportCalls(since)) out.write(`${JSON.stringify(call)}\n`);
+    return 0;
+  } finally {
+    journal.close();
+  }
 }
 
 const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : '-');

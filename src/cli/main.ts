@@ -292,6 +292,31 @@ export function buildProgram(): Command {
     process.exitCode = (await import('./journal-command.js')).runJournalShow(id, opts, process.stdout);
   });
 
+  withSetup(
+    journalCmd
+      .command('prune')
+      .description(
+        'Remove complete batches older than an age (never open ones or ones waiting for approval).',
+      )
+      .option('--older-than <age>', 'e.g. 30d, 12h (default: [journal] retain_days)')
+      .option('--journal <file>', 'journal database')
+      .option('--json', 'print what was removed as JSON'),
+  ).action(async (opts) => {
+    process.exitCode = (await import('./journal-command.js')).runJournalPrune(opts, process.stdout);
+  });
+  withSetup(
+    journalCmd
+      .command('export')
+      .description(
+        'Every call since a date, one JSON line each (batch, session, tool, arguments, decision, result, times), for audit systems.',
+      )
+      .option('--since <when>', 'a date (2026-11-01) or an age (7d); default: everything')
+      .option('--format <format>', 'jsonl', 'jsonl')
+      .option('--journal <file>', 'journal database'),
+  ).action(async (opts) => {
+    process.exitCode = (await import('./journal-command.js')).runJournalExport(opts, process.stdout);
+  });
+
   const config = program.command('config').description('Work with toolgate.toml.');
   config
     .command('schema')

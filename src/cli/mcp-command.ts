@@ -48,6 +48,9 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
       : openJournalOrStop(
           journalPath(setup, typeof options.journal === 'string' ? options.journal : undefined),
         );
+  // [journal] retain_days: what is older goes as the journal is opened (opt-in; never open batches).
+  const retain = setup.config.journal.retain_days;
+  if (journal && retain !== undefined) journal.prune(Date.now() - retain * 24 * 60 * 60 * 1000);
   const serverOptions = {
     config: setup.config,
     roots: setup.roots,

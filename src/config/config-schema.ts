@@ -307,10 +307,19 @@ const telemetry = z
   })
   .prefault({});
 
+/** The journal's retention (docs/DURABILITY.md). */
+const journal = z
+  .strictObject({
+    /** Complete batches older than this many days are removed when a command opens the journal. */
+    retain_days: z.number().positive().optional(),
+  })
+  .prefault({});
+
 export const configSchema = z.strictObject({
   tools,
   providers: z.record(z.string(), provider).default({}),
   telemetry,
+  journal,
 });
 
 export type ToolgateConfig = z.output<typeof configSchema>;

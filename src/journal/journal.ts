@@ -57,6 +57,23 @@ export interface BatchSummary {
   failed: number;
 }
 
+/** One call as `toolgate journal export` writes it (one JSON line each). */
+export interface ExportedCall {
+  batch: string;
+  session: string;
+  batchStatus: string;
+  batchCreatedAt: number;
+  index: number;
+  callId: string;
+  tool: string;
+  arguments: unknown;
+  status: string;
+  decision: unknown;
+  result: unknown;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
 /** One governance mode change: what, why, who, when (ms since the epoch). */
 export interface ModeRecord {
   seq: number;
@@ -133,6 +150,14 @@ export interface Journal {
   /** Kept with the next commit (the call's result): as durable as the result of the call that read. */
   putReadRecord(session: string, path: string, record: ReadRecord): void;
   deleteReadRecord(session: string, path: string): void;
+
+  /**
+   * Retention: removes complete batches created before `before` (ms), their calls, and the
+   * conversation messages as old; never an open batch or one waiting for approval.
+   */
+  prune(before: number): { batches: number; calls: number; messages: number };
+  /** Every call of batches created at or after `since` (ms), oldest first, for audit systems. */
+  exportCalls(since: number): Iterable<ExportedCall>;
 
   /** The governance mode last set on this journal (`toolgate mode set`), if any. */
   governanceMode(): ModeRecord | undefined;

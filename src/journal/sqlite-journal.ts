@@ -17,6 +17,7 @@ import {
   type BeginBatchOptions,
   type CallRecord,
   type CallStatus,
+  type ExportedCall,
   type FinishedCall,
   type Journal,
   JournalError,
@@ -230,14 +231,17 @@ export class SqliteJournal implements Journal {
       batch: db.prepare('SELECT * FROM batches WHERE id = ?'),
       // substr, not LIKE: an id may hold '%' or '_' (ids come from callers).
       batchIdsStartingWith: db.prepare(
-        'SELECT id FROM batches WHERE substr(id, 1, length(@prefix)) = @prefix ORDER BY created_at DESC LIMIT @limit',
+        // The range lets the primary key index find the prefix without reading every batch.
+        `SELECT id FROM batches WHERE id >= @prefix AND id < @prefix || char(1114111)
+           AND substr(id, 1, length(@prefix)) = @prefix ORDER BY created_at DESC LIMIT @limit`,
       ),
       calls: db.prepare('SELECT * FROM calls WHERE batch_id = ? ORDER BY call_index'),
       recent: db.prepare(
         `SELECT b.*, count(c.call_index) AS calls,
                 sum(CASE WHEN json_extract(c.result, '$.ok') = 0 THEN 1 ELSE 0 END) AS failed
-         FROM batches b LEFT JOIN calls c ON c.batch_id = b.id
-         GROUP BY b.id ORDER BY b.created_at DESC, b.rowid DESC LIMIT ?`,
+         FROM (SELECT rowid AS row, * FROM batches ORDER BY rowid DESC LIMIT ?) b
+         LEFT JOIN calls c ON c.batch_id = b.id
+         GROUP BY b.id ORDER BY b.created_at DESC, b.row DESC`,
       ),
       incomplete: db.prepare(
         "SELECT * FROM batches WHERE status IN ('open', 'awaiting_approval') ORDER BY created_at, rowid",
@@ -259,6 +263,22 @@ export class SqliteJournal implements Journal {
         'SELECT id, task, completed, created_at FROM todos WHERE session_id = ? ORDER BY position',
       ),
       clearTodos: db.prepare('DELETE FROM todos WHERE session_id = ?'),
+      // Retention: complete batches older than a time, with their calls and conversation messages;
+      // never an open batch or one waiting for approval.
+      prunable: db.prepare(
+        "SELECT id FROM batches WHERE created_at < ? AND status NOT IN ('open', 'awaiting_approval')",
+      ),
+      pruneCalls: db.prepare('DELETE FROM calls WHERE batch_id = ?'),
+      pruneBatch: db.prepare('DELETE FROM batches WHERE id = ?'),
+      pruneMessages: db.prepare(
+        `DELETE FROM messages WHERE created_at < ? AND (batch_id IS NULL OR batch_id NOT IN
+           (SELECT id FROM batches WHERE status IN ('open', 'awaiting_approval')))`,
+      ),
+      exportCalls: db.prepare(
+        `SELECT b.id AS batch_id, b.session_id, b.status AS batch_status, b.created_at, c.*
+         FROM batches b JOIN calls c ON c.batch_id = b.id
+         WHERE b.created_at >= ? ORDER BY b.created_at, b.rowid, c.call_index`,
+      ),
       lastMode: db.prepare('SELECT * FROM governance_modes ORDER BY seq DESC LIMIT 1'),
       modes: db.prepare('SELECT * FROM governance_modes ORDER BY seq DESC LIMIT ?'),
       putMode: db.prepare(
@@ -544,6 +564,39 @@ export class SqliteJournal implements Journal {
     }));
   }
 
+  prune(before: number): { batches: number; calls: number; messages: number } {
+    return this.#write(() => {
+      let batches = 0;
+      let calls = 0;
+      for (const { id } of this.#stmt.prunable.all(before) as { id: string }[]) {
+        calls += this.#stmt.pruneCalls.run(id).changes;
+        batches += this.#stmt.pruneBatch.run(id).changes;
+      }
+      const messages = this.#stmt.pruneMessages.run(before).changes;
+      return { batches, calls, messages };
+    });
+  }
+
+  *exportCalls(since: number): Generator<ExportedCall> {
+    for (const row of this.#stmt.exportCalls.iterate(since) as Iterable<ExportRow>) {
+      yield {
+        batch: row.batch_id,
+        session: row.session_id,
+        batchStatus: row.batch_status,
+        batchCreatedAt: row.created_at,
+        index: row.call_index,
+        callId: row.call_id,
+        tool: row.name,
+        arguments: JSON.parse(row.arguments),
+        status: row.status,
+        decision: row.decision ? JSON.parse(row.decision) : null,
+        result: row.result ? JSON.parse(row.result) : null,
+        startedAt: row.started_at,
+        finishedAt: row.finished_at,
+      };
+    }
+  }
+
   governanceMode(): ModeRecord | undefined {
     // Asked before every batch: read again only when the file changed (as for grants).
     const version = this.#stmt.dataVersion.get() as number;
@@ -807,3 +860,19 @@ function modeRecord(row: ModeRow): ModeRecord {
     at: row.created_at,
   };
 }
+
+type ExportRow = {
+  batch_id: string;
+  session_id: string;
+  batch_status: string;
+  created_at: number;
+  call_index: number;
+  call_id: string;
+  name: string;
+  arguments: string;
+  status: string;
+  decision: string | null;
+  result: string | null;
+  started_at: number | null;
+  finished_at: number | null;
+};

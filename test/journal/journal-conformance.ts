@@ -26,6 +26,34 @@ export function journalConformance(
   make: () => { journal: Journal; reopen: () => Journal },
 ): void {
   describe(`Journal conformance: ${name}`, () => {
+    it('retention: prune removes complete batches older than the cut with their calls; open and awaiting batches stay; export gives every call since a time', () => {
+      const { journal } = make();
+      const done = journal.beginBatch('S', calls(2));
+      journal.markRunning(done, 0);
+      journal.recordResult(done, 0, ok('c0'));
+      journal.markRunning(done, 1);
+      journal.recordResult(done, 1, ok('c1'));
+      journal.finishBatch(done);
+      const open = journal.beginBatch('S', calls(1));
+      const exported = [...journal.exportCalls(0)];
+      expect(exported.map((c) => [c.batch, c.index, c.tool])).toEqual([
+        [done, 0, 'read_file'],
+        [done, 1, 'write_file'],
+        [open, 0, 'read_file'],
+      ]);
+      expect(exported[0]).toMatchObject({
+        session: 'S',
+        arguments: { path: 'f0' },
+        result: { ok: true, content: 'done c0' },
+      });
+      expect([...journal.exportCalls(Date.now() + 60_000)]).toEqual([]);
+      expect(journal.prune(0)).toMatchObject({ batches: 0, calls: 0 }); // nothing is that old
+      const pruned = journal.prune(Date.now() + 60_000);
+      expect(pruned).toMatchObject({ batches: 1, calls: 2 });
+      expect(journal.batch(done)).toBeUndefined();
+      expect(journal.batch(open)?.calls).toHaveLength(1); // an open batch is never pruned
+    });
+
     it('governance modes: none until set; the last one set is in force, for another connection too; history newest first', () => {
       const { journal, reopen } = make();
       expect(journal.governanceMode()).toBeUndefined();
