@@ -33,7 +33,7 @@ import { BatchTrace } from './telemetry/batch-trace.js';
 import { callFields, type EventLogger, logEvent } from './telemetry/event-log.js';
 import { toolMetrics } from './telemetry/tool-metrics.js';
 import { contextWithTraceparent } from './telemetry/traceparent.js';
-import { builtinTools } from './tools/builtin-tools.js';
+import { builtinTools, switchedOffTools } from './tools/builtin-tools.js';
 import { MemoryReadCache, type ReadCache } from './tools/fs/read-cache.js';
 import { gitConfigDangers } from './tools/git/repo-config.js';
 import { scrubEnv } from './tools/shell/env-scrub.js';
@@ -113,6 +113,7 @@ export class Toolgate {
   readonly #logger: EventLogger | undefined;
   #setMode: GovernanceMode | undefined;
   #auto: AutoGovernor | undefined;
+  readonly #switchedOff: ReadonlyMap<string, string>;
   readonly #modeListeners = new Set<(mode: GovernanceMode) => void>();
   readonly session: string;
   readonly #grants: GrantStore;
@@ -129,6 +130,7 @@ export class Toolgate {
     this.session = options.session ?? randomUUID();
     this.#todos = this.journal ? new JournalTodoStore(this.journal, this.session) : new MemoryTodoStore();
     this.#logger = options.logger;
+    this.#switchedOff = switchedOffTools(this.config);
     const auto = this.config.tools.governance.auto;
     if (auto.enabled) {
       const journalFile =
@@ -390,6 +392,7 @@ export class Toolgate {
       },
       grants: this.#listGrants(),
       configWhere: this.configWhere,
+      switchedOff: this.#switchedOff,
       gitDangers: (cwd) =>
         gitConfigDangers(cwd, scrubEnv(process.env, this.config.tools.environment.denylist)),
     });

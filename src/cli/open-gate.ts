@@ -1,6 +1,7 @@
 import { type Approver, approveAll, denyWith } from '../core/confirmation.js';
 import type { Journal } from '../journal/journal.js';
 import { createToolgate, type Toolgate } from '../toolgate.js';
+import { switchedOffTools } from '../tools/builtin-tools.js';
 import { checkToolNames } from './check-tool-names.js';
 import { journalPath, openJournalOrStop } from './open-journal.js';
 import { openLogger } from './open-logger.js';
@@ -124,6 +125,10 @@ export async function openGate(options: GateOptions): Promise<OpenGate> {
 
 /** The config's tool names must name tools this gate has (or config-defined ones). */
 export function knownToolNamesOnly(gate: Toolgate, setup: Setup): void {
-  const known = [...gate.registry.names(), ...setup.config.tools.definitions.map((d) => d.name)];
+  const known = [
+    ...gate.registry.names(),
+    ...setup.config.tools.definitions.map((d) => d.name),
+    ...switchedOffTools(setup.config).keys(), // switched off, still names the config may use
+  ];
   checkToolNames(setup.config, [...new Set(known)].sort(), setup.configFile);
 }

@@ -159,6 +159,14 @@ const runCommand = z
   })
   .prefault({});
 
+/** Where run_command's commands run (docs/OPERATIONS.md). */
+const shell = z
+  .strictObject({
+    /** `host`: each command in a fresh bash. `disabled`: run_command is listed nowhere and refused. */
+    backend: z.enum(['host', 'disabled']).default('host'),
+  })
+  .prefault({});
+
 /** The memory tool's store. */
 const memory = z
   .strictObject({
@@ -265,6 +273,7 @@ const tools = z
     policy,
     governance,
     run_command: runCommand,
+    shell,
     web,
     memory,
     vault,

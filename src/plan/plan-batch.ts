@@ -38,6 +38,8 @@ export interface PlanDeps {
   configWhere?: string;
   /** For command tools: the repository-controlled git settings at a directory that run programs. */
   gitDangers?: (cwd: string) => string[];
+  /** Tools switched off by the config, with why: a call to one is told so, not "unknown". */
+  switchedOff?: ReadonlyMap<string, string>;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -98,6 +100,8 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
       );
     }
     const tool = deps.registry.get(call.name);
+    const off = tool ? undefined : deps.switchedOff?.get(call.name);
+    if (off) return resolve('Denied', off);
     if (!tool) {
       const known = deps.registry.names();
       return resolve(

@@ -61,11 +61,14 @@ export interface SessionForTools {
  * or constructing a tool, and a command constructs only the tools its calls name.
  */
 export function builtinTools(config: ToolgateConfig, session: SessionForTools = {}): AnyToolDefinition[] {
-  return builtinToolMakers(config, session).map(([name, make]) => {
-    const listing = BUILTIN_LISTING[name];
-    // A tool missing from the listing (added since it was generated) is simply constructed now.
-    return listing ? lazyTool(name, listing, make) : make();
-  });
+  const off = switchedOffTools(config);
+  return builtinToolMakers(config, session)
+    .filter(([name]) => !off.has(name))
+    .map(([name, make]) => {
+      const listing = BUILTIN_LISTING[name];
+      // A tool missing from the listing (added since it was generated) is simply constructed now.
+      return listing ? lazyTool(name, listing, make) : make();
+    });
 }
 
 /**
@@ -238,4 +241,18 @@ function openMemorySettings(config: ToolgateConfig, session: SessionForTools) {
     return { store, retrieval };
   });
   return { memory: handle, namespace: memoryNamespace(m.namespace, session.user ?? m.user) };
+}
+
+/**
+ * Built-ins the config switches off, each with what a call to it is told: `[tools.shell] backend =
+ * "disabled"` takes run_command and read_job_output out of every listing.
+ */
+export function switchedOffTools(config: ToolgateConfig): ReadonlyMap<string, string> {
+  if (config.tools.shell.backend !== 'disabled') return new Map();
+  const why =
+    'commands cannot run here: [tools.shell] backend = "disabled" in the config; use the file tools instead';
+  return new Map([
+    ['run_command', `run_command is switched off (${why})`],
+    ['read_job_output', `read_job_output is switched off (${why})`],
+  ]);
 }
