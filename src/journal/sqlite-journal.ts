@@ -268,6 +268,13 @@ export class SqliteJournal implements Journal {
       prunable: db.prepare(
         "SELECT id FROM batches WHERE created_at < ? AND status NOT IN ('open', 'awaiting_approval')",
       ),
+      // The oldest complete batch, found from the start of the table (rowids grow with time): when
+      // it is younger than the cut there is nothing to prune, and no need to read every batch.
+      oldestComplete: db
+        .prepare(
+          "SELECT created_at FROM batches WHERE status NOT IN ('open', 'awaiting_approval') ORDER BY rowid LIMIT 1",
+        )
+        .pluck(),
       pruneCalls: db.prepare('DELETE FROM calls WHERE batch_id = ?'),
       pruneBatch: db.prepare('DELETE FROM batches WHERE id = ?'),
       pruneMessages: db.prepare(
@@ -565,6 +572,8 @@ export class SqliteJournal implements Journal {
   }
 
   prune(before: number): { batches: number; calls: number; messages: number } {
+    const oldest = this.#stmt.oldestComplete.get() as number | undefined;
+    if (oldest === undefined || oldest >= before) return { batches: 0, calls: 0, messages: 0 };
     return this.#write(() => {
       let batches = 0;
       let calls = 0;
