@@ -220,6 +220,7 @@ export class ChatController {
       this.#note('a turn is running: wait for it, or press Esc to cancel it');
       return;
     }
+    this.#set({ governance: this.#gate.refreshMode() }); // set elsewhere since the last batch
     const running = this.#runTurn(parsed.text);
     this.#running = running;
     void running.finally(() => {
