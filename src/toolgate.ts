@@ -23,7 +23,7 @@ import { JournalTodoStore } from './journal/journal-todo-store.js';
 import { planBatch } from './plan/plan-batch.js';
 import { SchemaValidator } from './plan/schema-validator.js';
 import { hintForAsk } from './policy/allow-hint.js';
-import { AUTO_ACTOR, AutoGovernor, type ModeChange, type ModeNow } from './policy/auto-governor.js';
+import { AUTO_ACTOR, AutoGovernor, type ModeChange, type ModeNow, SEVERITY } from './policy/auto-governor.js';
 import { PolicyEngine } from './policy/policy-engine.js';
 import { type RateCounter, SlidingWindowCounter } from './policy/rate-limiter.js';
 import { type BatchObserver, executeBatch } from './run/execute-batch.js';
@@ -72,6 +72,11 @@ export interface ToolgateOptions {
   user?: string;
   /** Structured log lines (tool_call_started, …, approval_decided): a pino logger, or anything alike. */
   logger?: EventLogger;
+  /**
+   * The automatic governor of an earlier gate of the same session (an MCP server rebuilds its gate
+   * when the client's roots change): its count of refusals must not start again from zero.
+   */
+  autoGovernor?: AutoGovernor;
 }
 
 export interface ExecuteBatchOptions {
@@ -132,7 +137,8 @@ export class Toolgate {
     this.#logger = options.logger;
     this.#switchedOff = switchedOffTools(this.config);
     const auto = this.config.tools.governance.auto;
-    if (auto.enabled) {
+    if (options.autoGovernor) this.#auto = options.autoGovernor;
+    else if (auto.enabled) {
       const journalFile =
         this.journal && this.journal.location !== ':memory:'
           ? path.resolve(baseDir, this.journal.location)
@@ -211,8 +217,11 @@ export class Toolgate {
     } catch {
       record = undefined; // an unreadable journal leaves the mode as it was: a plan still fails closed on it
     }
-    if (record) return { mode: record.mode, source: 'journal', record };
-    if (this.#setMode) return { mode: this.#setMode, source: 'set' };
+    // A mode kept on this gate (the journal could not take it) wins when it is the stricter one.
+    const local = this.#setMode;
+    if (record && !(local && SEVERITY[local] > SEVERITY[record.mode]))
+      return { mode: record.mode, source: 'journal', record };
+    if (local) return { mode: local, source: 'set' };
     return { mode: this.config.tools.governance.mode, source: 'config' };
   }
 
@@ -224,10 +233,16 @@ export class Toolgate {
     if (this.journal) {
       this.journal.recordMode(mode, reason, actor);
       await this.journal.sync();
+      this.#setMode = undefined; // the journal holds it again
     } else {
       this.#setMode = mode;
     }
     this.refreshMode();
+  }
+
+  /** This gate's automatic governor, if `[tools.governance.auto]` is enabled. */
+  get autoGovernor(): AutoGovernor | undefined {
+    return this.#auto;
   }
 
   /** Someone wants to know when the mode changes (an MCP server re-lists its tools). */
@@ -411,7 +426,18 @@ export class Toolgate {
 
   #modeNow(): ModeNow {
     const now = this.governanceMode();
-    return { mode: now.mode, record: now.record };
+    return { mode: now.mode, record: now.record, floor: this.#personsMode() };
+  }
+
+  /** The mode last chosen by a person (not the governor): on the journal, on this gate, or the config. */
+  #personsMode(): GovernanceMode {
+    let chosen: GovernanceMode | undefined;
+    try {
+      chosen = this.journal?.modeHistory(100).find((r) => r.actor !== AUTO_ACTOR)?.mode;
+    } catch {
+      chosen = undefined;
+    }
+    return chosen ?? this.config.tools.governance.mode;
   }
 
   /** A change the automatic governor asks for; kept on this gate alone if the journal cannot take it. */

@@ -23,7 +23,9 @@ export function parseAge(text: string, flag: string): number {
   const m = /^(\d+(?:\.\d+)?)([dhm])$/.exec(text.trim());
   if (!m) throw new UsageError(`${flag} expects an age like 30d, 12h or 90m (got "${text}")`);
   const unit = { d: DAY_MS, h: 60 * 60 * 1000, m: 60 * 1000 }[m[2] as 'd' | 'h' | 'm'];
-  return Number(m[1]) * unit;
+  const ms = Number(m[1]) * unit;
+  if (!(ms <= 100 * 365 * DAY_MS)) throw new UsageError(`${flag}: ${text} is more than 100 years`);
+  return ms;
 }
 
 /** `toolgate journal prune --older-than 30d` (or `[journal] retain_days`). */
@@ -88,7 +90,8 @@ const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : '-');
 /** `toolgate journal list`: recent batches, newest first. */
 export function runJournalList(options: JournalOptions, out: NodeJS.WritableStream): number {
   const limit = Number(options.limit ?? 20);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number');
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100_000)
+    throw new UsageError('--limit must be a whole number from 1 to 100000');
   const file = journalPath(resolveSetup(options), options.journal);
   const journal = openExistingJournal(file);
   if (!journal) {

@@ -50,7 +50,8 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
         );
   // [journal] retain_days: what is older goes as the journal is opened (opt-in; never open batches).
   const retain = setup.config.journal.retain_days;
-  if (journal && retain !== undefined) journal.prune(Date.now() - retain * 24 * 60 * 60 * 1000);
+  // At most 2,000 batches per start: a first start on a big journal stays quick; the rest go later.
+  if (journal && retain !== undefined) journal.prune(Date.now() - retain * 24 * 60 * 60 * 1000, 2_000);
   const serverOptions = {
     config: setup.config,
     roots: setup.roots,

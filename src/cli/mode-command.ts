@@ -33,7 +33,8 @@ function openProjectGate(options: ModeOptions) {
 /** `toolgate mode show`: the mode in force, where it comes from, and its recent history. */
 export function runModeShow(options: ModeOptions, out: NodeJS.WritableStream): number {
   const limit = Number(options.limit ?? 10);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError('--limit must be a positive whole number');
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100_000)
+    throw new UsageError('--limit must be a whole number from 1 to 100000');
   const { gate, journal } = openProjectGate(options);
   try {
     const now = gate.governanceMode();

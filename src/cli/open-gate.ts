@@ -86,7 +86,8 @@ export async function openGate(options: GateOptions): Promise<OpenGate> {
         );
   // [journal] retain_days: what is older goes as the journal is opened (opt-in; never open batches).
   const retain = setup.config.journal.retain_days;
-  if (journal && retain !== undefined) journal.prune(Date.now() - retain * 24 * 60 * 60 * 1000);
+  // At most 2,000 batches per start: a first start on a big journal stays quick; the rest go later.
+  if (journal && retain !== undefined) journal.prune(Date.now() - retain * 24 * 60 * 60 * 1000, 2_000);
   // The terminal is opened last, once nothing before it can fail and leave it open.
   const { approver, close: closeTerminal } = approverFor(
     options.approve ?? (process.stderr.isTTY ? 'ask' : 'none'),

@@ -155,7 +155,7 @@ export interface Journal {
    * Retention: removes complete batches created before `before` (ms), their calls, and the
    * conversation messages as old; never an open batch or one waiting for approval.
    */
-  prune(before: number): { batches: number; calls: number; messages: number };
+  prune(before: number, maxBatches?: number): { batches: number; calls: number; messages: number };
   /** Every call of batches created at or after `since` (ms), oldest first, for audit systems. */
   exportCalls(since: number): Iterable<ExportedCall>;
 

@@ -266,7 +266,7 @@ export class SqliteJournal implements Journal {
       // Retention: complete batches older than a time, with their calls and conversation messages;
       // never an open batch or one waiting for approval.
       prunable: db.prepare(
-        "SELECT id FROM batches WHERE created_at < ? AND status NOT IN ('open', 'awaiting_approval')",
+        "SELECT id FROM batches WHERE created_at < ? AND status NOT IN ('open', 'awaiting_approval') ORDER BY rowid LIMIT ?",
       ),
       // The oldest complete batch, found from the start of the table (rowids grow with time): when
       // it is younger than the cut there is nothing to prune, and no need to read every batch.
@@ -571,13 +571,16 @@ export class SqliteJournal implements Journal {
     }));
   }
 
-  prune(before: number): { batches: number; calls: number; messages: number } {
+  prune(
+    before: number,
+    maxBatches = Number.MAX_SAFE_INTEGER,
+  ): { batches: number; calls: number; messages: number } {
     const oldest = this.#stmt.oldestComplete.get() as number | undefined;
     if (oldest === undefined || oldest >= before) return { batches: 0, calls: 0, messages: 0 };
     return this.#write(() => {
       let batches = 0;
       let calls = 0;
-      for (const { id } of this.#stmt.prunable.all(before) as { id: string }[]) {
+      for (const { id } of this.#stmt.prunable.all(before, maxBatches) as { id: string }[]) {
         calls += this.#stmt.pruneCalls.run(id).changes;
         batches += this.#stmt.pruneBatch.run(id).changes;
       }

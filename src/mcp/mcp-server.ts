@@ -83,11 +83,13 @@ export function createMcpServer(options: McpServerOptions): {
         roots.map((r) => r.uri),
       );
       // No overlap: keep a sandbox with nothing usable rather than fall back to the configured roots.
+      const governor = gate.autoGovernor;
       gate = createToolgate({
         conversation: false,
         ...options,
         approver,
         session: gate.session,
+        ...(governor ? { autoGovernor: governor } : {}),
         roots: effective.length > 0 ? effective : [],
       });
     } catch {

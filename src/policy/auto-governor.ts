@@ -13,6 +13,8 @@ export interface AutoSettings {
 export interface ModeNow {
   mode: GovernanceMode;
   record?: { actor: string; reason: string; at: number } | undefined;
+  /** The mode a person (or the config) last chose: the governor never steps below it. */
+  floor?: GovernanceMode | undefined;
 }
 
 export interface ModeChange {
@@ -24,7 +26,7 @@ export interface ModeChange {
 export const AUTO_ACTOR = 'auto';
 
 /** How far from NORMAL: the governor only ever raises a mode a person set, never lowers it. */
-const SEVERITY: Record<GovernanceMode, number> = {
+export const SEVERITY: Record<GovernanceMode, number> = {
   NORMAL: 0,
   RECOVERY: 1,
   ALERT: 2,
@@ -32,10 +34,14 @@ const SEVERITY: Record<GovernanceMode, number> = {
   LOCKDOWN: 4,
 };
 
-/** Errors that mean the machine is out of something: its disk or its memory. */
-const EXHAUSTED = /no space left|ENOSPC|ENOMEM|out of memory|cannot allocate memory|disk quota/i;
-/** Results withheld or refused because the journal could not commit. */
-const JOURNAL_FAILED = /journal could not|result withheld/i;
+/**
+ * The system's errno codes that mean the machine is out of something, read from a result's
+ * `metadata.code` (set from the error object, never from its text: a message can carry a path or a
+ * name the model chose).
+ */
+const EXHAUSTED = new Set(['ENOSPC', 'EDQUOT', 'ENOMEM']);
+/** Results toolgate itself withheld or refused because the journal could not commit (its own words). */
+const JOURNAL_FAILED = /^(not executed: the journal could not|result withheld: )/;
 /** Refusals that count as probing the fence: policy and sandbox, not a person's "no". */
 const REFUSALS = new Set(['SandboxViolation', 'Denied']);
 
@@ -75,17 +81,16 @@ export class AutoGovernor {
     let change: ModeChange | undefined;
     for (const r of results) {
       if (!r.error) continue;
-      if (EXHAUSTED.test(r.error.message)) {
+      const code = r.metadata?.code;
+      // A refusal counts as one whatever its text says.
+      if (REFUSALS.has(r.error.type)) {
+        this.#refusals.push(t);
+      } else if (typeof code === 'string' && EXHAUSTED.has(code)) {
         this.#lastTrouble = t;
-        change = strongest(
-          change,
-          raise(current, 'DEGRADED', `[resource] ${r.name} failed: ${r.error.type}, out of disk or memory`),
-        );
+        change = strongest(change, raise(current, 'DEGRADED', `[resource] a call failed with ${code}`));
       } else if (r.error.type === 'Internal' && JOURNAL_FAILED.test(r.error.message)) {
         this.#lastTrouble = t;
         change = strongest(change, raise(current, 'DEGRADED', '[journal] the journal could not commit'));
-      } else if (REFUSALS.has(r.error.type)) {
-        this.#refusals.push(t);
       }
     }
     this.#refusals = this.#refusals.filter((at) => t - at < this.settings.windowMs);
@@ -106,17 +111,21 @@ export class AutoGovernor {
     if (!record || record.actor !== AUTO_ACTOR || current.mode === 'NORMAL') return undefined;
     const t = this.now();
     const quietFor = t - Math.max(this.#lastTrouble, record.at);
+    // Never below what a person (or the config) chose before the governor raised the mode.
+    const floor = current.floor ?? 'NORMAL';
     if (current.mode === 'RECOVERY')
-      return quietFor >= this.settings.quietMs
-        ? { mode: 'NORMAL', reason: `[recovered] quiet for ${Math.round(quietFor / 1000)} s` }
+      return quietFor >= this.settings.quietMs && floor !== 'RECOVERY'
+        ? { mode: floor, reason: `[recovered] quiet for ${Math.round(quietFor / 1000)} s` }
         : undefined;
     // The refusal window has passed with no new cause (the disk was checked just before).
     const settled =
       this.#refusals.every((at) => t - at >= this.settings.windowMs) && quietFor >= this.settings.windowMs;
+    if (!settled) return undefined;
+    // Back to the person's mode when it asks at least as much as RECOVERY; else through RECOVERY.
+    const next = SEVERITY[floor] >= SEVERITY.RECOVERY ? floor : 'RECOVERY';
+    if (SEVERITY[next] >= SEVERITY[current.mode]) return undefined;
     const cause = /^\[(\w+)\]/.exec(record.reason)?.[1] ?? 'cause';
-    return settled
-      ? { mode: 'RECOVERY', reason: `[${cause}-gone] ${record.reason.replace(/^\[\w+\]\s*/, '')}: no longer` }
-      : undefined;
+    return { mode: next, reason: `[${cause}-gone] ${record.reason.replace(/^\[\w+\]\s*/, '')}: no longer` };
   }
 
   #lowDisk(): string | undefined {

@@ -60,7 +60,7 @@ export async function executeBatch(
   // A promise only when the observer gives one to wait for: otherwise no extra turn of the loop.
   const deliver = (result: ToolResult, p: PlannedCall): Promise<void> | undefined => {
     results.push(result);
-    recordCallMetrics(result);
+    recordCallMetrics(result, p.tool !== undefined);
     options.events?.callEnded(result, p);
     if (halt.reason) return undefined;
     try {
@@ -306,7 +306,10 @@ function fromThrown(
   }
   const text = error instanceof Error ? `${error.name}: ${error.message}` : 'a non-error value was thrown';
   const clean = cutToBytes(sanitizeForTerminal(text).replace(/\s+/g, ' '), 500);
-  return failureResult(id, name, 'ExecutionFailed', `the tool crashed (${clean})`, limit, latencyMs);
+  // The system's own errno (ENOMEM, ENOSPC, …), kept apart from the text a model could have chosen.
+  const code = (error as { code?: unknown } | null)?.code;
+  const meta = typeof code === 'string' && /^E[A-Z0-9]{2,15}$/.test(code) ? { code } : undefined;
+  return failureResult(id, name, 'ExecutionFailed', `the tool crashed (${clean})`, limit, latencyMs, meta);
 }
 
 function formatMs(ms: number): string {

@@ -94,7 +94,10 @@ export function mapFsError(error: unknown, relative: string): ToolError {
     case 'EPERM':
       return new ToolError('ExecutionFailed', `permission denied for "${relative}"`);
     case 'ENOSPC':
-      return new ToolError('ExecutionFailed', `no space left on the device while writing "${relative}"`);
+    case 'EDQUOT':
+      return new ToolError('ExecutionFailed', `no space left on the device while writing "${relative}"`, {
+        code,
+      });
     default:
       return new ToolError('ExecutionFailed', `cannot access "${relative}" (${code ?? 'unknown error'})`);
   }

@@ -8,6 +8,7 @@ import {
 } from '@opentelemetry/api';
 import type { PlannedCall } from '../core/planned-call.js';
 import type { ToolResult } from '../core/tool-result.js';
+import { boundedId } from './event-log.js';
 import { toolMetrics } from './tool-metrics.js';
 import { formatTraceparent } from './traceparent.js';
 
@@ -97,10 +98,11 @@ export class BatchTrace {
   callSpan(p: PlannedCall): Span {
     let span = this.#calls.get(p.index);
     if (!span) {
+      const name = p.tool ? p.call.name : '(unknown)'; // never the model's text for a tool that does not exist
       const attributes: Attributes = {
         'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': p.call.name,
-        'gen_ai.tool.call.id': p.call.id,
+        'gen_ai.tool.name': name,
+        'gen_ai.tool.call.id': boundedId(p.call.id),
         'gen_ai.tool.type': 'function',
       };
       if (p.tool) attributes['toolgate.tool.tier'] = p.tool.tier;
@@ -110,7 +112,7 @@ export class BatchTrace {
       }
       span = trace
         .getTracer(TRACER_NAME)
-        .startSpan(`execute_tool ${p.call.name}`, { kind: SpanKind.INTERNAL, attributes }, this.#context);
+        .startSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL, attributes }, this.#context);
       this.#calls.set(p.index, span);
     }
     return span;
@@ -118,9 +120,13 @@ export class BatchTrace {
 }
 
 /** Calls, durations and outcomes as metrics (no-ops without a MeterProvider). */
-export function recordCallMetrics(result: ToolResult): void {
+export function recordCallMetrics(result: ToolResult, known = true): void {
   const m = toolMetrics();
-  const attributes = { 'gen_ai.tool.name': result.name, outcome: result.error ? result.error.type : 'ok' };
+  // Registered names only: an unknown tool's name is the model's text, and unbounded in number.
+  const attributes = {
+    'gen_ai.tool.name': known ? result.name : '(unknown)',
+    outcome: result.error ? result.error.type : 'ok',
+  };
   m.calls.add(1, attributes);
   m.duration.record(result.latencyMs, attributes);
 }

@@ -41,8 +41,9 @@ export function logEvent(
 /** What a call's log lines have in common. */
 export function callFields(p: PlannedCall): Record<string, unknown> {
   return {
-    call_id: p.call.id,
-    tool: p.call.name,
+    call_id: boundedId(p.call.id),
+    // Only a registered tool's name: an unknown one is whatever the model wrote (a secret, 2 MB).
+    tool: p.tool ? p.call.name : '(unknown)',
     ...(p.tool ? { tier: p.tool.tier } : {}),
     ...(p.decision ? { decision: p.decision.action, rule: p.decision.rule } : {}),
   };
@@ -56,4 +57,10 @@ export function resultFields(result: ToolResult): Record<string, unknown> {
     ...(result.error ? { error_type: result.error.type } : {}),
     ...(result.metadata?.truncated === true ? { truncated: true } : {}),
   };
+}
+
+/** A call id as logged: ids come from the model or its provider; long ones are cut. */
+export function boundedId(id: unknown): string {
+  const text = typeof id === 'string' ? id : String(id);
+  return text.length <= 64 ? text : `${text.slice(0, 61)}...`;
 }

@@ -11,7 +11,7 @@ import { makeTempDir } from '../helpers/workspace.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const noKeys = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '' };
-const failed = (name: string, type: string, message = 'no') =>
+const failed = (name: string, type: string, message = 'no', code?: string) =>
   ({
     id: '1',
     name,
@@ -19,6 +19,7 @@ const failed = (name: string, type: string, message = 'no') =>
     content: message,
     error: { type, message },
     latencyMs: 0,
+    ...(code ? { metadata: { code } } : {}),
   }) as never;
 
 describe('automatic governance transitions (issue #16 §6)', () => {
@@ -143,12 +144,60 @@ describe('automatic governance transitions (issue #16 §6)', () => {
     expect(governor.beforeBatch(recovering)).toBeUndefined();
     t = 6700;
     expect(governor.beforeBatch(recovering)).toMatchObject({ mode: 'NORMAL' });
-    // an ENOMEM from a command is a resource failure
+    // an ENOMEM from the system (its errno, not its text) is a resource failure
     expect(
-      governor.afterBatch({ mode: 'NORMAL' }, [failed('run_command', 'ExecutionFailed', 'spawn ENOMEM')]),
-    ).toMatchObject({
-      mode: 'DEGRADED',
-      reason: expect.stringMatching(/^\[resource\]/),
+      governor.afterBatch({ mode: 'NORMAL' }, [
+        failed('run_command', 'ExecutionFailed', 'spawn failed', 'ENOMEM'),
+      ]),
+    ).toMatchObject({ mode: 'DEGRADED', reason: '[resource] a call failed with ENOMEM' });
+  });
+
+  it('a model cannot steer it with words: ENOSPC in a path is no resource failure, and a refusal that says ENOSPC still counts as a refusal', () => {
+    const governor = new AutoGovernor(
+      { minFreeBytes: 1, lockdownAfterRefusals: 3, windowMs: 60_000, quietMs: 1000 },
+      () => [],
+      () => 0,
+    );
+    expect(
+      governor.afterBatch({ mode: 'NORMAL' }, [
+        failed('read_file', 'NotFound', '"ENOSPC-notes.txt" does not exist'),
+      ]),
+    ).toBeUndefined();
+    const probes = [1, 2, 3].map((i) =>
+      failed('read_file', 'SandboxViolation', `path "/etc/ENOSPC${i}" out of memory`),
+    );
+    expect(governor.afterBatch({ mode: 'NORMAL' }, probes)).toMatchObject({ mode: 'LOCKDOWN' });
+  });
+
+  it("steps down to the person's mode, never below it", () => {
+    let t = 0;
+    const governor = new AutoGovernor(
+      { minFreeBytes: 1, lockdownAfterRefusals: 1, windowMs: 1000, quietMs: 1000 },
+      () => [],
+      () => t,
+    );
+    expect(governor.afterBatch({ mode: 'ALERT', floor: 'ALERT' }, [failed('x', 'Denied')])).toMatchObject({
+      mode: 'LOCKDOWN',
     });
+    t = 2000;
+    const locked = {
+      mode: 'LOCKDOWN' as const,
+      record: { actor: 'auto', reason: '[probing] 1', at: 0 },
+      floor: 'ALERT' as const,
+    };
+    expect(governor.beforeBatch(locked)).toMatchObject({ mode: 'ALERT' }); // straight back to the person's ALERT
+    const alertByAuto = {
+      mode: 'ALERT' as const,
+      record: { actor: 'auto', reason: '[probing-gone] x', at: 2000 },
+      floor: 'ALERT' as const,
+    };
+    t = 10_000;
+    expect(governor.beforeBatch(alertByAuto)).toBeUndefined(); // never below it
+    const recovering = {
+      mode: 'RECOVERY' as const,
+      record: { actor: 'auto', reason: 'x', at: 0 },
+      floor: 'NORMAL' as const,
+    };
+    expect(governor.beforeBatch(recovering)).toMatchObject({ mode: 'NORMAL' });
   });
 });

@@ -91,6 +91,8 @@ describe('governance mode at run time (issue #16 §5)', () => {
     for (const args of [
       ['mode', 'set', 'PANIC', '--reason', 'x'],
       ['mode', 'set', 'ALERT', '--reason', '  '],
+      ['mode', 'show', '--limit', '99999999999999999999'],
+      ['journal', 'prune', '--older-than', '999999999d'],
     ]) {
       const r = await runCliAsync([...args, '--root', root]);
       expect(r.status, args.join(' ')).toBe(2);

@@ -72,6 +72,19 @@ describe('structured logs (issue #16 §3)', () => {
     expect(JSON.stringify(lines)).not.toContain('the token is');
   });
 
+  it("a tool that does not exist is logged as (unknown), never by the model's text; long call ids are cut", async () => {
+    const { lines, logger } = recorder();
+    const gate = createToolgate({ config: validateConfig({}), roots: [ws.dir()], logger });
+    await gate.execute([{ id: `sk-ant-${'x'.repeat(200)}`, name: `tool_${SECRET}`, arguments: {} }]);
+    expect(lines[0]).toMatchObject({
+      event: 'tool_call_blocked',
+      tool: '(unknown)',
+      error_type: 'UnknownTool',
+    });
+    expect(String(lines[0]?.call_id).length).toBeLessThanOrEqual(64);
+    expect(JSON.stringify(lines)).not.toContain('LOGSECRET');
+  });
+
   it('toolgate exec: JSON lines to --log-file at info; by default only blocked calls reach stderr (warn); no secret in either', async () => {
     const root = makeTempDir('toolgate-log-');
     const calls = JSON.stringify([
