@@ -151,6 +151,9 @@ export class Toolgate {
           quietMs: auto.quiet_seconds * 1000,
         },
         () => [...this.sandbox.roots, ...(journalFile ? [path.dirname(journalFile)] : [])],
+        Date.now,
+        undefined,
+        this.journal ? journalLedger(this.journal) : undefined,
       );
     }
     // The journal file (and its WAL/SHM companions) is toolgate's own state: never a tool's.
@@ -689,4 +692,12 @@ function withinLimit(calls: readonly ToolCall[], planned: readonly PlannedCall[]
     out[p.index] = { ...p.call, arguments: { omitted: `${denial.reason}; not stored, not run` } };
   }
   return out ?? calls;
+}
+
+/** The journal as the governor's count of refusals, shared by every process that uses it. */
+function journalLedger(journal: Journal) {
+  return {
+    note: (times: readonly number[]) => journal.noteRefusals(times),
+    since: (t: number) => journal.refusalsSince(t),
+  };
 }

@@ -159,6 +159,11 @@ export interface Journal {
   /** Every call of batches created at or after `since` (ms), oldest first, for audit systems. */
   exportCalls(since: number): Iterable<ExportedCall>;
 
+  /** Refused calls at these times (ms), for the automatic governor; entries older than a day go. */
+  noteRefusals(times: readonly number[]): void;
+  /** How many refused calls were noted at or after `since` (ms), by any process on this journal. */
+  refusalsSince(since: number): number;
+
   /** The governance mode last set on this journal (`toolgate mode set`), if any. */
   governanceMode(): ModeRecord | undefined;
   /** Records a mode change (committed; `sync()` after it for a power loss too). */

@@ -100,6 +100,11 @@ const MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   );
   `,
+  // Refused calls by time, for the automatic governor's LOCKDOWN threshold across processes.
+  `
+  CREATE TABLE refusals (at INTEGER NOT NULL);
+  CREATE INDEX refusals_at ON refusals(at);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -286,6 +286,9 @@ export class SqliteJournal implements Journal {
          FROM batches b JOIN calls c ON c.batch_id = b.id
          WHERE b.created_at >= ? ORDER BY b.created_at, b.rowid, c.call_index`,
       ),
+      noteRefusal: db.prepare('INSERT INTO refusals (at) VALUES (?)'),
+      forgetRefusals: db.prepare('DELETE FROM refusals WHERE at < ?'),
+      refusalsSince: db.prepare('SELECT count(*) FROM refusals WHERE at >= ?').pluck(),
       lastMode: db.prepare('SELECT * FROM governance_modes ORDER BY seq DESC LIMIT 1'),
       modes: db.prepare('SELECT * FROM governance_modes ORDER BY seq DESC LIMIT ?'),
       putMode: db.prepare(
@@ -607,6 +610,18 @@ export class SqliteJournal implements Journal {
         finishedAt: row.finished_at,
       };
     }
+  }
+
+  noteRefusals(times: readonly number[]): void {
+    if (times.length === 0) return;
+    this.#write(() => {
+      for (const at of times) this.#stmt.noteRefusal.run(at);
+      this.#stmt.forgetRefusals.run(Date.now() - 24 * 60 * 60 * 1000);
+    });
+  }
+
+  refusalsSince(since: number): number {
+    return this.#stmt.refusalsSince.get(since) as number;
   }
 
   governanceMode(): ModeRecord | undefined {

@@ -17,6 +17,12 @@ export interface ModeNow {
   floor?: GovernanceMode | undefined;
 }
 
+/** Refusals counted where every process sees them (the journal). */
+export interface RefusalLedger {
+  note(times: readonly number[]): void;
+  since(time: number): number;
+}
+
 export interface ModeChange {
   mode: GovernanceMode;
   reason: string;
@@ -63,6 +69,8 @@ export class AutoGovernor {
     private readonly paths: () => readonly string[],
     private readonly now: () => number = Date.now,
     private readonly freeBytes: (path: string) => number | undefined = freeBytesAt,
+    /** Where refusals are counted across processes (the journal); without it, in this process. */
+    private readonly shared?: RefusalLedger,
   ) {}
 
   /** Before planning a batch: low disk raises DEGRADED; a cause gone steps down. */
@@ -94,12 +102,23 @@ export class AutoGovernor {
       }
     }
     this.#refusals = this.#refusals.filter((at) => t - at < this.settings.windowMs);
-    if (this.#refusals.length >= this.settings.lockdownAfterRefusals) {
+    let refused = this.#refusals.length;
+    if (this.shared) {
+      // Every process on the journal counts: separate runs cannot each start at zero.
+      const mine = results.filter((r) => r.error && REFUSALS.has(r.error.type)).map(() => t);
+      try {
+        this.shared.note(mine);
+        refused = Math.max(refused, this.shared.since(t - this.settings.windowMs));
+      } catch {
+        // the journal cannot count: this process's own count stands
+      }
+    }
+    if (refused >= this.settings.lockdownAfterRefusals) {
       this.#lastTrouble = t;
       const seconds = Math.round(this.settings.windowMs / 1000);
       change = strongest(
         change,
-        raise(current, 'LOCKDOWN', `[probing] ${this.#refusals.length} refused calls within ${seconds} s`),
+        raise(current, 'LOCKDOWN', `[probing] ${refused} refused calls within ${seconds} s`),
       );
     }
     return change;
@@ -118,8 +137,16 @@ export class AutoGovernor {
         ? { mode: floor, reason: `[recovered] quiet for ${Math.round(quietFor / 1000)} s` }
         : undefined;
     // The refusal window has passed with no new cause (the disk was checked just before).
+    let recentElsewhere = 0;
+    try {
+      recentElsewhere = this.shared?.since(t - this.settings.windowMs) ?? 0;
+    } catch {
+      recentElsewhere = 0; // the journal cannot count: this process's own count decides
+    }
     const settled =
-      this.#refusals.every((at) => t - at >= this.settings.windowMs) && quietFor >= this.settings.windowMs;
+      recentElsewhere === 0 &&
+      this.#refusals.every((at) => t - at >= this.settings.windowMs) &&
+      quietFor >= this.settings.windowMs;
     if (!settled) return undefined;
     // Back to the person's mode when it asks at least as much as RECOVERY; else through RECOVERY.
     const next = SEVERITY[floor] >= SEVERITY.RECOVERY ? floor : 'RECOVERY';

@@ -99,6 +99,23 @@ describe('automatic governance transitions (issue #16 §6)', () => {
     }
   });
 
+  it('refusals add up across separate toolgate exec runs on one journal: each run alone is under the threshold', async () => {
+    const root = makeTempDir('toolgate-probe-exec-');
+    writeFileSync(
+      path.join(root, 'toolgate.toml'),
+      '[tools.governance.auto]\nenabled = true\nlockdown_after_refusals = 3\nwindow_seconds = 60\n',
+    );
+    for (const p of ['../a', '../b', '../c']) {
+      const run = await runCliAsync(['exec'], {
+        cwd: root,
+        input: JSON.stringify([{ id: '1', name: 'read_file', arguments: { path: p } }]),
+      });
+      expect(run.status, run.stderr).toBe(0);
+    }
+    const show = await runCliAsync(['mode', 'show', '--json'], { cwd: root });
+    expect(JSON.parse(show.stdout)).toMatchObject({ mode: 'LOCKDOWN' });
+  });
+
   it('never lowers a mode a person set; steps down only what it set, once its cause is gone and the window passed', () => {
     let t = 0;
     let free = 10_000;

@@ -54,6 +54,17 @@ export function journalConformance(
       expect(journal.batch(open)?.calls).toHaveLength(1); // an open batch is never pruned
     });
 
+    it('refusals are counted by time, for every connection; entries older than a day go', () => {
+      const { journal, reopen } = make();
+      const now = Date.now();
+      expect(journal.refusalsSince(0)).toBe(0);
+      journal.noteRefusals([now - 2 * 24 * 60 * 60 * 1000]); // forgotten at once
+      journal.noteRefusals([now - 5000, now - 10, now]);
+      expect(journal.refusalsSince(now - 60_000)).toBe(3);
+      expect(reopen().refusalsSince(now - 1000)).toBe(2);
+      expect(journal.refusalsSince(0)).toBe(3);
+    });
+
     it('governance modes: none until set; the last one set is in force, for another connection too; history newest first', () => {
       const { journal, reopen } = make();
       expect(journal.governanceMode()).toBeUndefined();
