@@ -119,7 +119,6 @@ export class Toolgate {
   #setMode: GovernanceMode | undefined;
   #auto: AutoGovernor | undefined;
   readonly #switchedOff: ReadonlyMap<string, string>;
-  readonly #modeListeners = new Set<(mode: GovernanceMode) => void>();
   readonly session: string;
   readonly #grants: GrantStore;
   /** The config file in use, or where one would be read (named in denials that say how to allow). */
@@ -230,7 +229,7 @@ export class Toolgate {
 
   /**
    * Changes the governance mode: on the journal when there is one (every process using it follows,
-   * durably), else for this gate. Logged as `mode_changed`; listeners are told.
+   * durably), else for this gate. Logged as `mode_changed`.
    */
   async setMode(mode: GovernanceMode, reason: string, actor = 'library'): Promise<void> {
     if (this.journal) {
@@ -248,13 +247,7 @@ export class Toolgate {
     return this.#auto;
   }
 
-  /** Someone wants to know when the mode changes (an MCP server re-lists its tools). */
-  onModeChange(listener: (mode: GovernanceMode) => void): () => void {
-    this.#modeListeners.add(listener);
-    return () => this.#modeListeners.delete(listener);
-  }
-
-  /** Applies the mode in force to the policy; tells the listeners and the log when it changed. */
+  /** Applies the mode in force to the policy; logs `mode_changed` when it changed. Returns it. */
   refreshMode(): GovernanceMode {
     const now = this.governanceMode();
     const before = this.policy.mode;
@@ -268,7 +261,6 @@ export class Toolgate {
           source: now.source,
           ...(now.record ? { actor: now.record.actor, reason: now.record.reason } : {}),
         });
-      for (const listener of this.#modeListeners) listener(now.mode);
     }
     return now.mode;
   }
@@ -429,7 +421,9 @@ export class Toolgate {
 
   #modeNow(): ModeNow {
     const now = this.governanceMode();
-    return { mode: now.mode, record: now.record, floor: this.#personsMode() };
+    // The person's mode matters only for stepping down a mode the governor set: read the history then.
+    const floor = now.record?.actor === AUTO_ACTOR ? this.#personsMode() : undefined;
+    return { mode: now.mode, record: now.record, floor };
   }
 
   /** The mode last chosen by a person (not the governor): on the journal, on this gate, or the config. */

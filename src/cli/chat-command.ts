@@ -51,7 +51,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   }
   parseMaxIterations(options.maxIterations);
   // Questions are asked in the UI, never on a second prompt: the gate's own approver is unused.
-  const { gate, setup, journal, close } = await openGate({ ...options, approve: 'none' });
+  const { gate, setup, journal, close } = await openGate({ ...options, approve: 'none', ownsScreen: true });
   try {
     const { provider, turn } = providerTurn(options, setup.config);
     const { render, ChatApp } = await loadInteractiveUi();

@@ -73,7 +73,11 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
       throw error;
     }
     const closed = new Promise<void>((resolve) => {
-      server.onclose = () => resolve();
+      const closeServer = server.onclose; // the server's own clean-up (its journal watch) runs too
+      server.onclose = () => {
+        closeServer?.();
+        resolve();
+      };
     });
     await server.connect(new StdioServerTransport());
     // The client closing our stdin is the end of the session: close cleanly (exit 0). Without this

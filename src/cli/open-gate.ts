@@ -23,6 +23,8 @@ export interface GateOptions {
   /** `--log-level`, `--log-file`: structured log lines (open-logger.ts). */
   logLevel?: string;
   logFile?: string;
+  /** The command draws on the terminal (chat): it logs to stderr only when a level is asked for. */
+  ownsScreen?: boolean;
 }
 
 export interface OpenGate {
@@ -76,8 +78,7 @@ export async function openGate(options: GateOptions): Promise<OpenGate> {
   const stopTelemetry = endpoint
     ? await (await import('./start-telemetry.js')).startTelemetry(endpoint, CLI_VERSION)
     : undefined;
-  // The chat's screen is its own: it logs only when asked to.
-  const log = await openLogger(options, options.approve === 'none' && process.stdin.isTTY === true);
+  const log = await openLogger(options, options.ownsScreen === true);
   const journal =
     options.journal === false
       ? undefined

@@ -154,7 +154,6 @@ export function createMcpServer(options: McpServerOptions): {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     checkMode();
-    listedMode = gate.policy.mode;
     const allowed = gate.registry.definitions().filter((d) => gate.policy.allowedInMode(d));
     const tools = exportDefinitions(allowed, 'mcp') as { name: string }[];
     return {

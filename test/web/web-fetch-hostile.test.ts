@@ -7,6 +7,7 @@ import { type Approver, approveAll, denyAll } from '../../src/core/confirmation.
 import type { ToolResult } from '../../src/core/tool-result.js';
 import { createToolgate } from '../../src/toolgate.js';
 import { fetchUrl } from '../../src/tools/web/fetch-url.js';
+import { fetchSettingsWith } from '../helpers/fetch-settings.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /** Pages and redirects a hostile site serves, from a review that tried them (issue #15). */
@@ -147,16 +148,7 @@ describe('web_fetch against hostile pages (issue #15 review)', () => {
   it("a name's private address is not named in the refusal (no map of internal DNS); a literal address is", async () => {
     const lookup = ((_h: string, _o: unknown, cb: (e: Error | null, a: unknown) => void) =>
       cb(null, [{ address: '10.20.30.40', family: 4 }])) as unknown as typeof dns.lookup;
-    const settings = {
-      allowPrivate: [],
-      allowedHosts: [],
-      deniedHosts: [],
-      maxDownloadBytes: 1 << 20,
-      connectTimeoutMs: 2000,
-      maxRedirects: 5,
-      userAgent: 't',
-      lookup,
-    };
+    const settings = fetchSettingsWith(lookup);
     const error = await fetchUrl(
       'http://intranet.corp.example/',
       settings,

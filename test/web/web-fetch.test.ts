@@ -7,6 +7,7 @@ import { approveAll } from '../../src/core/confirmation.js';
 import type { ToolResult } from '../../src/core/tool-result.js';
 import { createToolgate } from '../../src/toolgate.js';
 import { fetchUrl } from '../../src/tools/web/fetch-url.js';
+import { fetchSettingsWith } from '../helpers/fetch-settings.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /** A server on 127.0.0.1 that records every request it gets. */
@@ -225,16 +226,7 @@ describe('web_fetch (issue #15)', () => {
         list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
       );
     }) as unknown as typeof dns.lookup;
-    const settings = {
-      allowPrivate: [],
-      allowedHosts: [],
-      deniedHosts: [],
-      maxDownloadBytes: 1 << 20,
-      connectTimeoutMs: 2000,
-      maxRedirects: 5,
-      userAgent: 't',
-      lookup,
-    };
+    const settings = fetchSettingsWith(lookup);
     for (const host of Object.keys(answers)) {
       await expect(
         fetchUrl(`http://${host}:${victim.port}/`, settings, new AbortController().signal),
@@ -265,16 +257,7 @@ describe('web_fetch (issue #15)', () => {
         Object.assign(new Error('getaddrinfo ENOTFOUND no-such-host.invalid'), { code: 'ENOTFOUND' }),
         [],
       )) as unknown as typeof dns.lookup;
-    const settings = {
-      allowPrivate: [],
-      allowedHosts: [],
-      deniedHosts: [],
-      maxDownloadBytes: 1 << 20,
-      connectTimeoutMs: 2000,
-      maxRedirects: 5,
-      userAgent: 't',
-      lookup,
-    };
+    const settings = fetchSettingsWith(lookup);
     await expect(
       fetchUrl('http://no-such-host.invalid/', settings, new AbortController().signal),
     ).rejects.toMatchObject({
