@@ -1,11 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { closeTmux, tmux } from '../helpers/tmux.js';
 import { makeTempDir } from '../helpers/workspace.js';
 import { REPO } from './run-cli.js';
 
 /** `toolgate exec` typed at a real terminal (tmux gives it one): it says what it waits for. */
-const tmux = (...args: string[]) => spawnSync('tmux', args, { encoding: 'utf8' });
+afterAll(closeTmux);
 const sessions: string[] = [];
 afterEach(() => {
   for (const s of sessions.splice(0)) tmux('kill-session', '-t', s);

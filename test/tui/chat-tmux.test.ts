@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { REPO } from '../cli/run-cli.js';
 import { chatStream, textAnswer } from '../helpers/provider-streams.js';
 import { type ReplayServer, requestBody, startReplayServer } from '../helpers/replay-server.js';
+import { closeTmux, tmux } from '../helpers/tmux.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /**
@@ -16,12 +17,12 @@ const BIN = path.join(REPO, 'bin', 'toolgate.js');
 let server: ReplayServer | undefined;
 const sessions: string[] = [];
 afterEach(async () => {
-  for (const s of sessions.splice(0)) spawnSync('tmux', ['kill-session', '-t', s]);
+  for (const s of sessions.splice(0)) tmux('kill-session', '-t', s);
   await server?.close();
   server = undefined;
 });
 
-const tmux = (...args: string[]) => spawnSync('tmux', args, { encoding: 'utf8' });
+afterAll(closeTmux);
 const screen = (s: string) => tmux('capture-pane', '-p', '-t', s, '-S', '-200').stdout;
 const keys = (s: string, ...k: string[]) => tmux('send-keys', '-t', s, ...k);
 
