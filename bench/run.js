@@ -206,6 +206,7 @@ rows.push(...(await (await import('./web-fetch.js')).webFetchBench())); // 1 MB 
 rows.push(...(await (await import('./memory-search.js')).memorySearchBench())); // 10,000 notes: FTS5, hybrid
 rows.push(...(await (await import('./telemetry-overhead.js')).telemetryOverhead())); // no SDK, in-memory SDK
 rows.push(...(await (await import('./journal-scale.js')).journalScale())); // 1,000,000 calls: size, list/show/recover, export
+rows.push(...(await (await import('./shell-session.js')).shellSession())); // run_command: session shell vs host shell
 
 console.log(
   `Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${new Date().toISOString().slice(0, 10)}\n`,

@@ -162,8 +162,8 @@ const runCommand = z
 /** Where run_command's commands run (docs/OPERATIONS.md). */
 const shell = z
   .strictObject({
-    /** `host`: each command in a fresh bash. `disabled`: run_command is listed nowhere and refused. */
-    backend: z.enum(['host', 'disabled']).default('host'),
+    /** `host`: each command in a fresh bash. `session`: one persistent bash per session. `disabled`: run_command is listed nowhere and refused. */
+    backend: z.enum(['host', 'session', 'disabled']).default('host'),
   })
   .prefault({});
 

@@ -26,7 +26,7 @@ import { createApplyPatchTool } from './patch/apply-patch.js';
 import { JobManager } from './shell/background-jobs.js';
 import { OsSandbox } from './shell/os-sandbox.js';
 import { createReadJobOutputTool } from './shell/read-job-output.js';
-import { createRunCommandTool } from './shell/run-command.js';
+import { createRunCommandTool, RUN_COMMAND_SESSION_DESCRIPTION } from './shell/run-command.js';
 import { createGitStatusTool } from './system/git-status.js';
 import { createProcessHealthTool } from './system/process-health.js';
 import { createSystemLogsTool } from './system/system-logs.js';
@@ -65,7 +65,12 @@ export function builtinTools(config: ToolgateConfig, session: SessionForTools = 
   return builtinToolMakers(config, session)
     .filter(([name]) => !off.has(name))
     .map(([name, make]) => {
-      const listing = BUILTIN_LISTING[name];
+      const listed = BUILTIN_LISTING[name];
+      // The session shell is described as such (its listing is otherwise the host shell's).
+      const listing =
+        listed && name === 'run_command' && config.tools.shell.backend === 'session'
+          ? { ...listed, description: RUN_COMMAND_SESSION_DESCRIPTION }
+          : listed;
       // A tool missing from the listing (added since it was generated) is simply constructed now.
       return listing ? lazyTool(name, listing, make) : make();
     });
@@ -147,6 +152,7 @@ export function builtinToolMakers(
           keepBytes: Math.max(4096, config.tools.output.max_bytes),
           jobs,
           requiresSandbox: config.tools.governance.tools.run_command?.requires_sandbox === true,
+          session: config.tools.shell.backend === 'session',
           ...(config.tools.run_command.sandbox === 'os'
             ? {
                 osSandbox: new OsSandbox({

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { HeadTailBuffer } from './output-buffer.js';
-import { signalGroup, stopGroup } from './process-group.js';
+import { killOnExit, signalGroup, stopGroup } from './process-group.js';
 
 export interface Job {
   id: string;
@@ -9,19 +9,6 @@ export interface Job {
   output: HeadTailBuffer;
   startedAt: number;
   exit?: { code: number | null; signal: NodeJS.Signals | null };
-}
-
-/** Every job group still running in this process, so none outlives toolgate. */
-const live = new Set<number>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // Synchronous kill on exit: background jobs die with the process that started them.
-  process.once('exit', () => {
-    for (const pid of live) signalGroup(pid, 'SIGKILL');
-  });
 }
 
 /**
@@ -43,7 +30,6 @@ export class JobManager {
   constructor(private readonly logBytes: number) {}
 
   start(command: string, child: ChildProcess): Job {
-    installExitHook();
     const id = `job-${this.#next++}`;
     const job: Job = {
       id,
@@ -53,7 +39,7 @@ export class JobManager {
       startedAt: Date.now(),
     };
     const pid = child.pid;
-    if (pid !== undefined) live.add(pid);
+    const forget = pid === undefined ? undefined : killOnExit(pid);
     // A job never keeps toolgate alive: when the process is otherwise done it exits, and the exit
     // hook ends the job (the lifetime JOB_LIFETIME states).
     child.unref();
@@ -64,7 +50,7 @@ export class JobManager {
       job.exit = { code, signal };
       if (pid !== undefined) {
         signalGroup(pid, 'SIGKILL'); // whatever the job left behind in its group
-        live.delete(pid);
+        forget?.();
       }
     });
     this.#jobs.set(id, job);

@@ -1,19 +1,22 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { closeSync } from 'node:fs';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import * as z from 'zod';
 import type { CommandFacts } from '../../core/command-facts.js';
 import { defineTool } from '../../core/define-tool.js';
+import type { ToolContext, ToolOutput } from '../../core/tool-definition.js';
 import { ToolError } from '../../core/tool-error.js';
-import { truncateOutput } from '../../output/truncate-output.js';
+import type { Sandbox } from '../../sandbox/sandbox.js';
 import { analyzeCommand } from './analyze-command.js';
 import { JOB_LIFETIME, type JobManager } from './background-jobs.js';
+import { CommandOutput } from './command-output.js';
 import { scrubEnv, withSandboxEnv } from './env-scrub.js';
 import type { OsSandbox } from './os-sandbox.js';
-import { HeadTailBuffer } from './output-buffer.js';
-import { OutputEvents } from './output-events.js';
 import { readPipe, sharedPipePool } from './pipe-pool.js';
-import { signalGroup, spawnShell, stopGroup } from './process-group.js';
+import { sessionShellArgv, signalGroup, spawnShell, stopGroup } from './process-group.js';
+import { type SessionCommandResult, SessionShell } from './session-shell.js';
 import { loadShellParser } from './shell-parser.js';
 
 export interface RunCommandSettings {
@@ -29,6 +32,8 @@ export interface RunCommandSettings {
   jobs: JobManager;
   /** `[tools.governance.tools.run_command] requires_sandbox`: never run a command outside the OS sandbox. */
   requiresSandbox?: boolean;
+  /** `[tools.shell] backend = "session"`: one persistent shell for the session's commands. */
+  session?: boolean;
 }
 
 const args = z.strictObject({
@@ -52,6 +57,13 @@ const args = z.strictObject({
     ),
 });
 
+const RUN_COMMAND_DESCRIPTION =
+  'Run a shell command in the workspace (bash -c). Returns stdout, then "[stderr]" and stderr; a non-zero exit is an error that still carries the output. Every part of a compound command is checked by policy.';
+
+/** run_command's description under `[tools.shell] backend = "session"`. */
+export const RUN_COMMAND_SESSION_DESCRIPTION =
+  'Run a shell command in this session\'s persistent bash: the directory (cd) and the variables it exports carry over to the next command, as in a terminal (each call of one batch starts where the shell was when the batch arrived). stdin is empty. Returns stdout, then "[stderr]" and stderr; a non-zero exit is an error that still carries the output. Every part of a compound command is checked by policy. Processes left running when a command ends are stopped; use background: true for long-running ones.';
+
 /** Newlines and control characters made visible, so an approval shows what will really run. */
 export function visibleCommand(command: string): string {
   return command.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) =>
@@ -66,31 +78,70 @@ export function visibleCommand(command: string): string {
  * command (commandFacts) and judges every sub-command.
  */
 export function createRunCommandTool(settings: RunCommandSettings) {
+  const osSandbox = settings.osSandbox;
+  const shell = settings.session
+    ? new SessionShell({
+        graceMs: settings.graceMs,
+        // Under the OS sandbox the shell's processes live in their own pid namespace and session.
+        killLeftovers: !osSandbox,
+        start: async (cwd) => {
+          const env = scrubEnv(process.env, settings.envDenylist);
+          if (!osSandbox) return { argv: sessionShellArgv(), env };
+          const wrapped = await osSandbox.wrap(SESSION_SHELL, cwd, `session-${randomUUID()}`);
+          return {
+            argv: wrapped.argv,
+            env: withSandboxEnv(env, wrapped.env, process.env, settings.envDenylist),
+          };
+        },
+      })
+    : undefined;
+  /** The session shell's directory as the sandbox takes it (relative to the first root), if not the root. */
+  let shellDir: string | undefined;
+  const dispose = async () => {
+    await shell?.close();
+    await osSandbox?.shutdown();
+  };
   return defineTool({
     name: 'run_command',
-    description:
-      'Run a shell command in the workspace (bash -c). Returns stdout, then "[stderr]" and stderr; a non-zero exit is an error that still carries the output. Every part of a compound command is checked by policy.',
+    description: settings.session ? RUN_COMMAND_SESSION_DESCRIPTION : RUN_COMMAND_DESCRIPTION,
     args,
     tier: 'privileged',
     category: 'shell',
     timeoutMs: settings.maxTimeoutMs + settings.graceMs + 1000,
-    summary: (a) => `Run command: ${visibleCommand(a.command)}${a.cwd ? ` (in ${a.cwd})` : ''}`,
-    locations: (a) => [{ path: a.cwd ?? '.', access: 'list' }],
+    summary: (a) => {
+      const where = a.cwd ?? shellDir;
+      return `Run command: ${visibleCommand(a.command)}${where ? ` (in ${where})` : ''}`;
+    },
+    // In a session the shell's own directory is the default: the command is checked against it.
+    locations: (a) => [{ path: a.cwd ?? shellDir ?? '.', access: 'list' }],
     commandFacts: (a): CommandFacts => analyzeCommand(a.command),
     approvalDetail: (a) => visibleCommand(a.command),
     prepare: async () => {
       sharedPipePool().warm();
       await loadShellParser();
     },
-    ...(settings.osSandbox ? { dispose: () => (settings.osSandbox as OsSandbox).shutdown() } : {}),
+    ...(shell || osSandbox ? { dispose } : {}),
     async execute(a, ctx) {
       if (settings.requiresSandbox && !settings.osSandbox)
         throw new ToolError(
           'SandboxViolation',
           'run_command requires the OS sandbox ([tools.governance.tools.run_command] requires_sandbox = true) and it is off: set [tools.run_command] sandbox = "os" (it needs bubblewrap and socat); nothing was run',
         );
-      const cwd = ctx.sandbox.resolve(a.cwd ?? '.');
+      // Where the planner checked the call (in a session, the shell's directory then).
+      const cwd = ctx.paths?.[0] ?? ctx.sandbox.resolve(a.cwd ?? shellDir ?? '.');
       const timeoutMs = Math.min(a.timeout_ms ?? settings.maxTimeoutMs, settings.maxTimeoutMs);
+      if (shell && !a.background)
+        return await runInSession(
+          shell,
+          a.command,
+          cwd.absolute,
+          timeoutMs,
+          ctx,
+          settings.keepBytes,
+          (dir) => {
+            shellDir = dir;
+          },
+        );
       let env = scrubEnv(process.env, settings.envDenylist);
       // The trace goes on into the command (W3C trace context in the environment).
       if (ctx.traceparent) env = { ...env, TRACEPARENT: ctx.traceparent };
@@ -130,37 +181,22 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       } finally {
         pipe?.closeWriteEnd(); // the child has its own copy now: EOF comes when the command's side closes
       }
-      const stdout = new HeadTailBuffer(settings.keepBytes, settings.keepBytes);
-      const stderr = new HeadTailBuffer(settings.keepBytes, settings.keepBytes);
       // While the consumer is behind, the pipes are not read: the command waits, memory stays flat.
       const streams: (Readable | null | undefined)[] = [child.stderr];
-      let behind = 0;
       let stopped = false;
-      const caughtUp = () => {
-        if (--behind === 0 || stopped) for (const s of streams) s?.resume();
-      };
-      const events = ctx.streaming
-        ? new OutputEvents({
-            emit: (stream, bytes) => ctx.emit(stream, bytes),
-            onBehind: (wait) => {
-              if (behind++ === 0 && !stopped) for (const s of streams) s?.pause();
-              wait.then(caughtUp, caughtUp);
-            },
-          })
-        : undefined;
-      // Chunks are views into a reused read buffer: everything below copies what it keeps.
-      const onOut = (chunk: Uint8Array) => {
-        stdout.push(chunk);
-        events?.push('stdout', chunk);
-      };
-      const out = pipe ? readPipe(pipe.readFd, onOut) : child.stdout?.on('data', onOut);
-      streams.push(out);
-      out?.on('end', () => events?.end('stdout'));
-      child.stderr?.on('data', (chunk: Buffer) => {
-        stderr.push(chunk);
-        events?.push('stderr', chunk);
+      const output = new CommandOutput(ctx, settings.keepBytes, {
+        pause: () => {
+          if (!stopped) for (const s of streams) s?.pause();
+        },
+        resume: () => {
+          for (const s of streams) s?.resume();
+        },
       });
-      child.stderr?.on('end', () => events?.end('stderr'));
+      const out = pipe ? readPipe(pipe.readFd, output.out) : child.stdout?.on('data', output.out);
+      streams.push(out);
+      out?.on('end', () => output.end('stdout'));
+      child.stderr?.on('data', output.err);
+      child.stderr?.on('end', () => output.end('stderr'));
       let stopReason: 'timeout' | 'cancel' | undefined;
       const stop = (why: 'timeout' | 'cancel') => {
         stopReason ??= why;
@@ -185,31 +221,7 @@ export function createRunCommandTool(settings: RunCommandSettings) {
             child.once('exit', () => signalGroup(child.pid, 'SIGKILL'));
           },
         );
-        events?.flush();
-        const output = stdout.text() + (stderr.total > 0 ? `\n\n[stderr]\n${stderr.text()}` : '');
-        const body = truncateOutput(output, ctx.outputLimit).text;
-        if (stopReason === 'timeout') {
-          throw new ToolError(
-            'Timeout',
-            `the command ran longer than ${timeoutMs} ms and was stopped (its whole process group)\n${body}`,
-          );
-        }
-        if (stopReason === 'cancel')
-          throw new ToolError('Cancelled', `cancelled; the command's process group was stopped\n${body}`);
-        if (code !== 0) {
-          const why = code === null ? `killed by ${signal}` : `exit code ${code}`;
-          throw new ToolError('ExecutionFailed', `${why}\n${body}`, { exitCode: code, signal });
-        }
-        return {
-          content: body,
-          display: `exit 0, ${stdout.total} bytes out${stderr.total ? `, ${stderr.total} bytes err` : ''}`,
-          metadata: {
-            exitCode: 0,
-            stdoutBytes: stdout.total,
-            stderrBytes: stderr.total,
-            omitted: stdout.dropped + stderr.dropped,
-          },
-        };
+        return output.result({ code, signal, stopReason, timeoutMs }, ctx.outputLimit);
       } catch (error) {
         if (ToolError.isInstance(error)) throw error;
         throw new ToolError('ExecutionFailed', `could not start the command: ${(error as Error).message}`);
@@ -222,4 +234,74 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       }
     },
   });
+}
+
+/** The session's shell under the OS sandbox: the wrapper runs this, which reads commands from stdin. */
+const SESSION_SHELL = 'exec /bin/bash --noprofile --norc -s';
+
+/** One command in the session's persistent shell; its result reads as a `bash -c` one would. */
+async function runInSession(
+  shell: SessionShell,
+  command: string,
+  cwd: string,
+  timeoutMs: number,
+  ctx: ToolContext,
+  keepBytes: number,
+  setDir: (dir: string | undefined) => void,
+): Promise<ToolOutput> {
+  if (command.includes('\0'))
+    throw new ToolError('BadArgs', 'the command holds a NUL character, which no shell can take; remove it');
+  const output = new CommandOutput(ctx, keepBytes, {
+    pause: () => shell.pause(),
+    resume: () => shell.resume(),
+  });
+  let end: SessionCommandResult;
+  try {
+    end = await shell.run({
+      command,
+      cwd,
+      traceparent: ctx.traceparent,
+      timeoutMs,
+      signal: ctx.signal,
+      onOut: output.out,
+      onErr: output.err,
+    });
+  } catch (error) {
+    throw new ToolError(
+      'ExecutionFailed',
+      `the session's shell could not start: ${(error as Error).message}`,
+    );
+  }
+  output.end('stdout');
+  output.end('stderr');
+  let note: string | undefined;
+  const dir = end.cwd === undefined ? undefined : sandboxDir(ctx.sandbox, end.cwd);
+  setDir(dir === '.' ? undefined : dir);
+  if (end.shellEnded) {
+    note =
+      "[the session's shell ended with this command: the next command starts a new shell in the workspace root, without this one's variables or directory]";
+  } else if (end.cwd !== undefined && dir === undefined) {
+    note = `[the shell's directory ${end.cwd} is not open to tools: the next command runs in the workspace root]`;
+  }
+  return output.result({ ...end, timeoutMs, note }, ctx.outputLimit, {
+    shell: 'session',
+    ...(dir ? { cwd: dir } : {}),
+  });
+}
+
+/**
+ * The shell's directory as the sandbox takes paths (relative to the first root, or absolute where
+ * `allow_absolute` is on), or undefined when the sandbox would not let a call work there.
+ */
+function sandboxDir(sandbox: Sandbox, absolute: string): string | undefined {
+  const rel = path.relative(sandbox.roots[0] ?? '/', absolute);
+  const inFirst = rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+  const candidate = inFirst ? rel || '.' : sandbox.allowAbsolute ? absolute : undefined;
+  if (candidate === undefined) return undefined;
+  try {
+    sandbox.resolve(candidate);
+    return candidate;
+  } catch {
+    return undefined;
+  }
 }
