@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -72,7 +72,8 @@ describe('--otlp: one trace from the model turn through every call into a child 
   });
   afterAll(() => collector.close());
 
-  it('toolgate run under TRACEPARENT: invoke_agent → chat and toolgate.batch → execute_tool; the command sees its call span as TRACEPARENT; metrics arrive', async () => {
+  it('toolgate run under TRACEPARENT: invoke_agent → chat and toolgate.batch → execute_tool; the command sees its call span as TRACEPARENT; the log lines carry the same trace and spans; metrics arrive', async () => {
+    const logFile = path.join(makeTempDir('toolgate-otlp-log-'), 'run.log');
     const model = await startReplayServer([
       {
         body: chatStream({
@@ -86,7 +87,18 @@ describe('--otlp: one trace from the model turn through every call into a child 
     ]);
     try {
       const run = await runCliAsync(
-        ['run', 'look', ...replayModelArgs(model.url), '--otlp', collector.url, '--no-journal'],
+        [
+          'run',
+          'look',
+          ...replayModelArgs(model.url),
+          '--otlp',
+          collector.url,
+          '--no-journal',
+          '--log-level',
+          'info',
+          '--log-file',
+          logFile,
+        ],
         { cwd: root, env: { ...noKeys, TRACEPARENT } },
       );
       expect(run.stderr).toBe('');
@@ -109,6 +121,18 @@ describe('--otlp: one trace from the model turn through every call into a child 
       expect(sent).toContain(`00-${TRACE}-${command?.spanId}-01`);
       expect(collector.metricNames).toContain('toolgate.tool.calls');
       expect(collector.metricNames).toContain('toolgate.tool.duration');
+      // The logs of the same run: every line in that trace; a call's lines on its execute_tool span.
+      const lines = readFileSync(logFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      const callLines = lines.filter((l) => String(l.event).startsWith('tool_call_'));
+      expect(callLines.map((l) => l.event)).toEqual(
+        expect.arrayContaining(['tool_call_started', 'tool_call_completed']),
+      );
+      for (const line of callLines) expect(line.trace_id).toBe(TRACE);
+      const completed = callLines.find((l) => l.event === 'tool_call_completed' && l.call_id === 'c2');
+      expect(completed?.span_id).toBe(command?.spanId);
     } finally {
       await model.close();
     }
