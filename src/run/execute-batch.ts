@@ -185,13 +185,27 @@ async function runOne(
 }
 
 /** Errors worth one more try: the OS said "not now", not "no". */
-const TRANSIENT = /\b(EAGAIN|EBUSY|ECONNRESET|ETIMEDOUT|EPIPE|EMFILE|ENFILE|EINTR)\b/;
+const TRANSIENT = new Set([
+  'EAGAIN',
+  'EBUSY',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EMFILE',
+  'ENFILE',
+  'EINTR',
+]);
 
-/** The transient cause, when a failed read-only call may be run once more. */
+/**
+ * The transient cause, when a failed read-only call may be run once more: the system's errno as
+ * the tool recorded it (`metadata.code`), never a word in the message, which can hold a path or
+ * text a model chose.
+ */
 function retryable(result: ToolResult, tier: Tier, signal: AbortSignal | undefined): string | undefined {
   if (result.ok || tier !== 'read_only' || signal?.aborted) return undefined;
   if (result.error?.type !== 'ExecutionFailed' && result.error?.type !== 'Internal') return undefined;
-  return TRANSIENT.exec(result.error.message)?.[1];
+  const code = result.metadata?.code;
+  return typeof code === 'string' && TRANSIENT.has(code) ? code : undefined;
 }
 
 /** One run of a call's tool: its own context, timeout and cancellation; always a result. */

@@ -99,7 +99,12 @@ export function mapFsError(error: unknown, relative: string): ToolError {
         code,
       });
     default:
-      return new ToolError('ExecutionFailed', `cannot access "${relative}" (${code ?? 'unknown error'})`);
+      // The errno kept apart from the message (which holds a path a model chose): retries read it.
+      return new ToolError(
+        'ExecutionFailed',
+        `cannot access "${relative}" (${code ?? 'unknown error'})`,
+        code ? { code } : undefined,
+      );
   }
 }
 
