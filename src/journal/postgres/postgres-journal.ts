@@ -1,0 +1,816 @@
+import { randomUUID } from 'node:crypto';
+import type { ConfirmationRequest } from '../../core/confirmation.js';
+import type { Grant } from '../../core/grant.js';
+import { errorResult } from '../../core/make-result.js';
+import type { GovernanceMode } from '../../core/tier.js';
+import type { ToolCall } from '../../core/tool-call.js';
+import type { ToolResult } from '../../core/tool-result.js';
+import type { ReadRecord } from '../../tools/fs/read-cache.js';
+import type { Todo } from '../../tools/todos/todo-store.js';
+import {
+  type BatchRecord,
+  type BatchStatus,
+  type BatchSummary,
+  type BeginBatchOptions,
+  type CallRecord,
+  type CallStatus,
+  type ExportedCall,
+  type FinishedCall,
+  type Journal,
+  JournalError,
+  type MessageRecord,
+  type ModeRecord,
+  type PlanEntry,
+} from '../journal.js';
+import { thisProcess } from '../process-identity.js';
+import { migratePg, PG_SCHEMA_VERSION } from './pg-schema.js';
+import { PgError, type PgStatement, SyncPg } from './sync-pg.js';
+
+interface CallRow {
+  call_index: number;
+  call_id: string;
+  name: string;
+  arguments: string;
+  status: CallStatus;
+  decision: string | null;
+  approval: string | null;
+  result: string | null;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+interface BatchRow {
+  id: string;
+  seq: number;
+  session_id: string;
+  status: BatchStatus;
+  assistant_text: string | null;
+  created_at: number;
+  finished_at: number | null;
+  owner: string | null;
+}
+
+type ModeRow = { seq: number; mode: string; reason: string; actor: string; created_at: number };
+
+/** Namespace of the per-session advisory locks that order message appends across processes. */
+const MESSAGE_LOCK = 7_461_002;
+const INCOMPLETE = "('open', 'awaiting_approval')";
+/** Rows per page when exporting: memory stays bounded whatever the journal holds. */
+const EXPORT_PAGE = 1000;
+
+/** The URL with any password taken out: what `location` shows and messages repeat. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
+/** Turns PostgreSQL's errors into what a person can act on. */
+export function explainPgError(error: unknown, where: string): JournalError {
+  if (error instanceof JournalError) return error;
+  const message = (error as Error).message;
+  const code = error instanceof PgError ? (error.code ?? '') : '';
+  if (code === '28P01' || code === '28000')
+    return new JournalError(
+      `the PostgreSQL journal ${where} refused the login (${message}); check the user, and the password (PGPASSWORD in the environment)`,
+    );
+  if (code === '3D000')
+    return new JournalError(
+      `the PostgreSQL journal ${where} names a database that does not exist (${message}); create it first (createdb)`,
+    );
+  if (code.startsWith('53'))
+    return new JournalError(
+      `the PostgreSQL journal ${where} is out of resources (${message}): disk, memory or connections; free them and retry`,
+    );
+  if (/ECONNREFUSED|ENOENT|ETIMEDOUT|EHOSTUNREACH|getaddrinfo/.test(message))
+    return new JournalError(
+      `cannot reach the PostgreSQL journal ${where} (${message}); is the server running, and is the URL right?`,
+    );
+  return new JournalError(`the PostgreSQL journal ${where} failed: ${message}`);
+}
+
+function decisionJson(entry: PlanEntry | undefined): string | null {
+  const d = entry?.decision;
+  return d ? JSON.stringify({ action: d.action, rule: d.rule, file: d.file, reason: d.reason }) : null;
+}
+
+function readKey(session: string, file: string): string {
+  return `${session}\0${file}`;
+}
+
+function modeRecord(row: ModeRow): ModeRecord {
+  return {
+    seq: Number(row.seq),
+    mode: row.mode as GovernanceMode,
+    reason: row.reason,
+    actor: row.actor,
+    at: row.created_at,
+  };
+}
+
+/** `LIKE` text matching `prefix` literally (its %, _ and \ escaped). */
+function likePrefix(prefix: string): string {
+  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The journal on PostgreSQL (issue #17), behind the same interface and conformance suite as
+ * SQLite. Each public write is one transaction sent in one round trip; it is committed (and, with
+ * the server's default `synchronous_commit = on`, on disk) when the method returns, so `sync()` has
+ * nothing left to do. Message sequence numbers are taken under a per-session advisory lock, so
+ * several processes can append to one session.
+ */
+export class PostgresJournal implements Journal {
+  readonly location: string;
+  readonly #pg: SyncPg;
+  readonly #owner = thisProcess();
+  readonly #sessionOf = new Map<string, string | undefined>();
+  readonly #pendingReads = new Map<string, { session: string; path: string; record: ReadRecord | null }>();
+
+  private constructor(location: string, pg: SyncPg) {
+    this.location = location;
+    this.#pg = pg;
+  }
+
+  static open(url: string, options: { timeoutMs?: number } = {}): PostgresJournal {
+    const where = redactUrl(url);
+    let pg: SyncPg | undefined;
+    try {
+      pg = SyncPg.connect(url, options.timeoutMs);
+      migratePg(pg);
+      pg.query('SELECT count(*) FROM batches');
+      return new PostgresJournal(where, pg);
+    } catch (error) {
+      pg?.close();
+      throw explainPgError(error, where);
+    }
+  }
+
+  #query<R = Record<string, unknown>>(text: string, values: unknown[] = []): R[] {
+    try {
+      return this.#pg.query<R>(text, values).rows;
+    } catch (error) {
+      throw explainPgError(error, this.location);
+    }
+  }
+
+  /** One write transaction (pending read-cache changes first), in one round trip. */
+  #write(statements: PgStatement[]): ReturnType<SyncPg['transaction']> {
+    const reads = [...this.#pendingReads.values()];
+    const all: PgStatement[] = [
+      ...reads.map(
+        (r): PgStatement =>
+          r.record
+            ? {
+                text: 'INSERT INTO read_cache (session_id, path, sha256, read_at) VALUES ($1, $2, $3, $4) ON CONFLICT (session_id, path) DO UPDATE SET sha256 = excluded.sha256, read_at = excluded.read_at',
+                values: [r.session, r.path, r.record.sha256, r.record.readAt],
+              }
+            : {
+                text: 'DELETE FROM read_cache WHERE session_id = $1 AND path = $2',
+                values: [r.session, r.path],
+              },
+      ),
+      ...statements,
+    ];
+    let results: ReturnType<SyncPg['transaction']>;
+    try {
+      results = this.#pg.transaction(all);
+    } catch (error) {
+      throw explainPgError(error, this.location);
+    }
+    for (const r of reads) {
+      const key = readKey(r.session, r.path);
+      if (this.#pendingReads.get(key) === r) this.#pendingReads.delete(key);
+    }
+    return results.slice(reads.length);
+  }
+
+  async sync(): Promise<void> {
+    // Every write was committed by the server before its method returned.
+  }
+
+  #ensureSession(session: string, now: number): PgStatement {
+    return {
+      text: 'INSERT INTO sessions (id, created_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
+      values: [session, now],
+    };
+  }
+
+  /** The statements that append one message (the session's lock, then the next seq). */
+  #message(
+    session: string,
+    role: MessageRecord['role'],
+    content: unknown,
+    batchId: string | null,
+    callId: string | null,
+    json = JSON.stringify(content),
+  ): PgStatement[] {
+    return [
+      { text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))', values: [MESSAGE_LOCK, session] },
+      {
+        text: `INSERT INTO messages (session_id, seq, role, batch_id, call_id, content, created_at)
+               SELECT $1, coalesce(max(seq), 0) + 1, $2, $3, $4, $5, $6 FROM messages WHERE session_id = $1`,
+        values: [session, role, batchId, callId, json, Date.now()],
+      },
+    ];
+  }
+
+  beginBatch(session: string, calls: readonly ToolCall[], options: BeginBatchOptions = {}): string {
+    const id = options.batchId ?? randomUUID();
+    this.#write(this.#insertBatch(id, session, calls, options, Date.now()));
+    this.#sessionOf.set(id, options.messages === false ? undefined : session);
+    return id;
+  }
+
+  recordFinishedBatch(
+    session: string,
+    calls: readonly ToolCall[],
+    finished: readonly FinishedCall[],
+    options: BeginBatchOptions = {},
+  ): string {
+    const id = options.batchId ?? randomUUID();
+    this.#write(this.#insertBatch(id, session, calls, options, Date.now(), finished));
+    return id;
+  }
+
+  /**
+   * The batch, its calls (with decisions) and the assistant message; with `finished`, each call's
+   * result and `tool` message too, and the batch complete. Calls already journaled while streaming
+   * are kept (only their decision and approval are set).
+   */
+  #insertBatch(
+    id: string,
+    session: string,
+    calls: readonly ToolCall[],
+    options: BeginBatchOptions,
+    now: number,
+    finished?: readonly FinishedCall[],
+  ): PgStatement[] {
+    const text = options.assistantText ?? null;
+    const out: PgStatement[] = [this.#ensureSession(session, now)];
+    out.push(
+      finished
+        ? {
+            text: `INSERT INTO batches (id, session_id, status, assistant_text, created_at, finished_at, owner)
+                   VALUES ($1, $2, 'complete', $3, $4, $4, $5) ON CONFLICT (id) DO UPDATE SET assistant_text = excluded.assistant_text`,
+            values: [id, session, text, now, this.#owner],
+          }
+        : {
+            text: `INSERT INTO batches (id, session_id, status, assistant_text, created_at, owner)
+                   VALUES ($1, $2, 'open', $3, $4, $5) ON CONFLICT (id) DO UPDATE SET assistant_text = excluded.assistant_text`,
+            values: [id, session, text, now, this.#owner],
+          },
+    );
+    const plan = new Map((options.plan ?? []).map((e) => [e.index, e]));
+    const resultJson = finished?.map((f) => JSON.stringify(f.result));
+    if (calls.length > 0) {
+      const values: unknown[] = [];
+      const rows: string[] = [];
+      for (const [index, call] of calls.entries()) {
+        const f = finished?.[index];
+        const row = [
+          id,
+          index,
+          call.id,
+          call.name,
+          JSON.stringify(call.arguments),
+          f ? f.status : 'planned',
+          decisionJson(plan.get(index)),
+          f ? (resultJson?.[index] ?? null) : null,
+          f ? (f.startedAt ?? null) : null,
+          f ? f.finishedAt : null,
+        ];
+        rows.push(`(${row.map((_, i) => `$${values.length + i + 1}`).join(', ')})`);
+        values.push(...row);
+      }
+      out.push({
+        text: `INSERT INTO calls (batch_id, call_index, call_id, name, arguments, status, decision, result, started_at, finished_at)
+               VALUES ${rows.join(', ')}
+               ON CONFLICT (batch_id, call_index) DO UPDATE SET decision = coalesce(excluded.decision, calls.decision)`,
+        values,
+      });
+    }
+    if (!finished) {
+      for (const entry of options.plan ?? []) if (entry.approval) out.push(...this.#awaiting(id, entry));
+    }
+    if (options.messages === false && !options.assistant) return out;
+    out.push(
+      ...this.#message(
+        session,
+        'assistant',
+        {
+          ...options.assistant,
+          text,
+          toolUses: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+        },
+        id,
+        null,
+      ),
+    );
+    if (options.messages === false) return out;
+    for (const [i, f] of (finished ?? []).entries())
+      out.push(...this.#message(session, 'tool', f.result, id, f.result.id, resultJson?.[i]));
+    return out;
+  }
+
+  #awaiting(batchId: string, entry: PlanEntry): PgStatement[] {
+    return [
+      {
+        text: "UPDATE calls SET status = 'awaiting_approval', approval = $1 WHERE batch_id = $2 AND call_index = $3",
+        values: [JSON.stringify(entry.approval), batchId, entry.index],
+      },
+      { text: "UPDATE batches SET status = 'awaiting_approval' WHERE id = $1", values: [batchId] },
+    ];
+  }
+
+  recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall): void {
+    const now = Date.now();
+    this.#write([
+      this.#ensureSession(session, now),
+      {
+        text: `INSERT INTO batches (id, session_id, status, assistant_text, created_at, owner)
+               VALUES ($1, $2, 'open', NULL, $3, $4) ON CONFLICT (id) DO NOTHING`,
+        values: [batchId, session, now, this.#owner],
+      },
+      {
+        text: "INSERT INTO calls (batch_id, call_index, call_id, name, arguments, status) VALUES ($1, $2, $3, $4, $5, 'planned')",
+        values: [batchId, index, call.id, call.name, JSON.stringify(call.arguments)],
+      },
+    ]);
+  }
+
+  replan(batchId: string, plan: readonly PlanEntry[]): void {
+    const out: PgStatement[] = [];
+    for (const entry of plan) {
+      const value = decisionJson(entry);
+      if (value !== null)
+        out.push({
+          text: 'UPDATE calls SET decision = $1 WHERE batch_id = $2 AND call_index = $3',
+          values: [value, batchId, entry.index],
+        });
+      if (entry.approval) out.push(...this.#awaiting(batchId, entry));
+    }
+    this.#write(out);
+  }
+
+  markApproved(batchId: string, indexes: readonly number[]): void {
+    this.#write([
+      {
+        text: "UPDATE calls SET status = 'approved' WHERE batch_id = $1 AND call_index = ANY($2::int[])",
+        values: [batchId, [...indexes]],
+      },
+      { text: "UPDATE batches SET status = 'open' WHERE id = $1", values: [batchId] },
+    ]);
+  }
+
+  markRunning(batchId: string, index: number): void {
+    this.#write([
+      {
+        text: "UPDATE calls SET status = 'running', started_at = $1 WHERE batch_id = $2 AND call_index = $3",
+        values: [Date.now(), batchId, index],
+      },
+    ]);
+  }
+
+  #sessionOfBatch(batchId: string): string | undefined {
+    if (this.#sessionOf.has(batchId)) return this.#sessionOf.get(batchId);
+    return this.#query<{ session_id: string }>('SELECT session_id FROM batches WHERE id = $1', [batchId])[0]
+      ?.session_id;
+  }
+
+  recordResult(batchId: string, index: number, result: ToolResult, status: 'done' | 'denied' = 'done'): void {
+    const json = JSON.stringify(result);
+    const session = this.#sessionOfBatch(batchId);
+    this.#write([
+      {
+        text: 'UPDATE calls SET status = $1, result = $2, finished_at = $3 WHERE batch_id = $4 AND call_index = $5',
+        values: [status, json, Date.now(), batchId, index],
+      },
+      ...(session !== undefined ? this.#message(session, 'tool', result, batchId, result.id, json) : []),
+    ]);
+  }
+
+  finishBatch(batchId: string): void {
+    this.#write([
+      {
+        text: "UPDATE batches SET status = 'complete', finished_at = $1 WHERE id = $2",
+        values: [Date.now(), batchId],
+      },
+    ]);
+    this.#sessionOf.delete(batchId);
+  }
+
+  appendMessage(session: string, role: MessageRecord['role'], content: unknown): void {
+    this.#write([
+      this.#ensureSession(session, Date.now()),
+      ...this.#message(session, role, content, null, null),
+    ]);
+  }
+
+  messages(session: string): MessageRecord[] {
+    return this.#query<{
+      seq: number;
+      role: MessageRecord['role'];
+      batch_id: string | null;
+      call_id: string | null;
+      content: string;
+    }>('SELECT seq, role, batch_id, call_id, content FROM messages WHERE session_id = $1 ORDER BY seq', [
+      session,
+    ]).map((r) => ({
+      seq: r.seq,
+      role: r.role,
+      ...(r.batch_id ? { batchId: r.batch_id } : {}),
+      ...(r.call_id ? { callId: r.call_id } : {}),
+      content: JSON.parse(r.content) as unknown,
+    }));
+  }
+
+  getReadRecord(session: string, file: string): ReadRecord | undefined {
+    const pending = this.#pendingReads.get(readKey(session, file));
+    if (pending) return pending.record ?? undefined;
+    const row = this.#query<{ sha256: string; read_at: number }>(
+      'SELECT sha256, read_at FROM read_cache WHERE session_id = $1 AND path = $2',
+      [session, file],
+    )[0];
+    return row ? { sha256: row.sha256, readAt: row.read_at } : undefined;
+  }
+
+  putReadRecord(session: string, file: string, record: ReadRecord): void {
+    this.#pendingReads.set(readKey(session, file), { session, path: file, record });
+  }
+
+  deleteReadRecord(session: string, file: string): void {
+    this.#pendingReads.set(readKey(session, file), { session, path: file, record: null });
+  }
+
+  prune(
+    before: number,
+    maxBatches = Number.MAX_SAFE_INTEGER,
+  ): { batches: number; calls: number; messages: number } {
+    const [counts, messages] = this.#write([
+      {
+        text: `WITH doomed AS (
+                 SELECT id FROM batches WHERE created_at < $1 AND status NOT IN ${INCOMPLETE} ORDER BY seq LIMIT $2
+               ),
+               c AS (DELETE FROM calls WHERE batch_id IN (SELECT id FROM doomed) RETURNING 1),
+               b AS (DELETE FROM batches WHERE id IN (SELECT id FROM doomed) RETURNING 1)
+               SELECT (SELECT count(*) FROM c) AS calls, (SELECT count(*) FROM b) AS batches`,
+        values: [before, Math.min(maxBatches, Number.MAX_SAFE_INTEGER)],
+      },
+      {
+        text: `DELETE FROM messages WHERE created_at < $1 AND (batch_id IS NULL OR batch_id NOT IN
+                 (SELECT id FROM batches WHERE status IN ${INCOMPLETE}))`,
+        values: [before],
+      },
+    ]);
+    const row = counts?.rows[0] as { calls: number; batches: number } | undefined;
+    return { batches: row?.batches ?? 0, calls: row?.calls ?? 0, messages: messages?.rowCount ?? 0 };
+  }
+
+  *exportCalls(since: number): Generator<ExportedCall> {
+    // Keyset pages in (created_at, seq, call_index) order: bounded memory for any journal size.
+    let after: [number, number, number] | undefined;
+    for (;;) {
+      const rows = this.#query<ExportRow>(
+        `SELECT b.id AS batch_id, b.session_id, b.status AS batch_status, b.created_at AS batch_created_at, b.seq AS batch_seq, c.*
+         FROM batches b JOIN calls c ON c.batch_id = b.id
+         WHERE b.created_at >= $1 ${after ? 'AND (b.created_at, b.seq, c.call_index) > ($2, $3, $4)' : ''}
+         ORDER BY b.created_at, b.seq, c.call_index LIMIT ${EXPORT_PAGE}`,
+        after ? [since, ...after] : [since],
+      );
+      for (const row of rows) {
+        yield {
+          batch: row.batch_id,
+          session: row.session_id,
+          batchStatus: row.batch_status,
+          batchCreatedAt: row.batch_created_at,
+          index: row.call_index,
+          callId: row.call_id,
+          tool: row.name,
+          arguments: JSON.parse(row.arguments),
+          status: row.status,
+          decision: row.decision ? JSON.parse(row.decision) : null,
+          result: row.result ? JSON.parse(row.result) : null,
+          startedAt: row.started_at,
+          finishedAt: row.finished_at,
+        };
+      }
+      const last = rows.at(-1);
+      if (!last || rows.length < EXPORT_PAGE) return;
+      after = [last.batch_created_at, last.batch_seq, last.call_index];
+    }
+  }
+
+  noteRefusals(times: readonly number[]): void {
+    if (times.length === 0) return;
+    this.#write([
+      { text: 'INSERT INTO refusals (at) SELECT unnest($1::bigint[])', values: [[...times]] },
+      { text: 'DELETE FROM refusals WHERE at < $1', values: [Date.now() - 24 * 60 * 60 * 1000] },
+    ]);
+  }
+
+  refusalsSince(since: number): number {
+    return (
+      this.#query<{ n: number }>('SELECT count(*) AS n FROM refusals WHERE at >= $1', [since])[0]?.n ?? 0
+    );
+  }
+
+  governanceMode(): ModeRecord | undefined {
+    const row = this.#query<ModeRow>('SELECT * FROM governance_modes ORDER BY seq DESC LIMIT 1')[0];
+    return row ? modeRecord(row) : undefined;
+  }
+
+  recordMode(mode: GovernanceMode, reason: string, actor: string): ModeRecord {
+    const [r] = this.#write([
+      {
+        text: 'INSERT INTO governance_modes (mode, reason, actor, created_at) VALUES ($1, $2, $3, $4) RETURNING *',
+        values: [mode, reason, actor, Date.now()],
+      },
+    ]);
+    return modeRecord(r?.rows[0] as ModeRow);
+  }
+
+  modeHistory(limit: number): ModeRecord[] {
+    return this.#query<ModeRow>('SELECT * FROM governance_modes ORDER BY seq DESC LIMIT $1', [limit]).map(
+      modeRecord,
+    );
+  }
+
+  todos(session: string): Todo[] {
+    return this.#query<{ id: string; task: string; completed: boolean; created_at: number }>(
+      'SELECT id, task, completed, created_at FROM todos WHERE session_id = $1 ORDER BY position',
+      [session],
+    ).map((r) => ({ id: r.id, task: r.task, completed: r.completed, createdAt: r.created_at }));
+  }
+
+  saveTodos(session: string, todos: readonly Todo[]): void {
+    this.#write([
+      { text: 'DELETE FROM todos WHERE session_id = $1', values: [session] },
+      ...todos.map(
+        (t, i): PgStatement => ({
+          text: 'INSERT INTO todos (session_id, position, id, task, completed, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+          values: [session, i, t.id, t.task, t.completed, t.createdAt],
+        }),
+      ),
+    ]);
+  }
+
+  listGrants(session: string): Grant[] {
+    return this.#query<{
+      tool: string;
+      prefix: string | null;
+      scope: Grant['scope'];
+      session_id: string | null;
+      created_at: number;
+    }>(
+      "SELECT tool, prefix, scope, session_id, created_at FROM grants WHERE scope = 'project' OR session_id = $1 ORDER BY id",
+      [session],
+    ).map((r) => ({
+      tool: r.tool,
+      ...(r.prefix ? { prefix: JSON.parse(r.prefix) as string[] } : {}),
+      scope: r.scope,
+      ...(r.session_id ? { session: r.session_id } : {}),
+      createdAt: r.created_at,
+    }));
+  }
+
+  addGrant(grant: Grant): void {
+    this.#write([
+      {
+        text: 'INSERT INTO grants (session_id, tool, prefix, scope, created_at) VALUES ($1, $2, $3, $4, $5)',
+        values: [
+          grant.scope === 'session' ? (grant.session ?? null) : null,
+          grant.tool,
+          grant.prefix ? JSON.stringify(grant.prefix) : null,
+          grant.scope,
+          grant.createdAt,
+        ],
+      },
+    ]);
+  }
+
+  countCallsSince(tool: string, since: number): number {
+    return (
+      this.#query<{ n: number }>('SELECT count(*) AS n FROM calls WHERE name = $1 AND started_at >= $2', [
+        tool,
+        since,
+      ])[0]?.n ?? 0
+    );
+  }
+
+  #toRecord(row: BatchRow): BatchRecord {
+    const calls = this.#query<CallRow>('SELECT * FROM calls WHERE batch_id = $1 ORDER BY call_index', [
+      row.id,
+    ]).map(
+      (c): CallRecord => ({
+        index: c.call_index,
+        id: c.call_id,
+        name: c.name,
+        arguments: JSON.parse(c.arguments) as ToolCall['arguments'],
+        status: c.status,
+        ...(c.decision ? { decision: JSON.parse(c.decision) as CallRecord['decision'] } : {}),
+        ...(c.approval ? { approval: JSON.parse(c.approval) as ConfirmationRequest } : {}),
+        ...(c.result ? { result: JSON.parse(c.result) as ToolResult } : {}),
+        ...(c.started_at ? { startedAt: c.started_at } : {}),
+        ...(c.finished_at ? { finishedAt: c.finished_at } : {}),
+      }),
+    );
+    return {
+      id: row.id,
+      session: row.session_id,
+      status: row.status,
+      createdAt: row.created_at,
+      ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
+      ...(row.assistant_text ? { assistantText: row.assistant_text } : {}),
+      ...(row.owner ? { owner: row.owner } : {}),
+      calls,
+    };
+  }
+
+  batch(batchId: string): BatchRecord | undefined {
+    const row = this.#query<BatchRow>('SELECT * FROM batches WHERE id = $1', [batchId])[0];
+    return row ? this.#toRecord(row) : undefined;
+  }
+
+  batchIdsStartingWith(prefix: string, limit: number): string[] {
+    if (prefix === '') return [];
+    return this.#query<{ id: string }>(
+      'SELECT id FROM batches WHERE id LIKE $1 ORDER BY created_at DESC LIMIT $2',
+      [likePrefix(prefix), limit],
+    ).map((r) => r.id);
+  }
+
+  recentBatches(limit: number): BatchSummary[] {
+    return this.#query<BatchRow & { calls: number; failed: number }>(
+      `SELECT b.id, b.seq, b.session_id, b.status, b.created_at, b.finished_at, count(c.call_index) AS calls,
+              coalesce(sum(CASE WHEN c.result IS NOT NULL AND (c.result::jsonb ->> 'ok') = 'false' THEN 1 ELSE 0 END), 0) AS failed
+       FROM (SELECT * FROM batches ORDER BY seq DESC LIMIT $1) b
+       LEFT JOIN calls c ON c.batch_id = b.id
+       GROUP BY b.id, b.seq, b.session_id, b.status, b.created_at, b.finished_at
+       ORDER BY b.created_at DESC, b.seq DESC`,
+      [limit],
+    ).map((r) => ({
+      id: r.id,
+      session: r.session_id,
+      status: r.status,
+      createdAt: r.created_at,
+      ...(r.finished_at ? { finishedAt: r.finished_at } : {}),
+      calls: r.calls,
+      failed: r.failed,
+    }));
+  }
+
+  incompleteBatches(): BatchRecord[] {
+    return this.#query<BatchRow>(
+      `SELECT * FROM batches WHERE status IN ${INCOMPLETE} ORDER BY created_at, seq`,
+    ).map((row) => this.#toRecord(row));
+  }
+
+  #settle(
+    batchId: string,
+    status: 'resumed' | 'discarded',
+    decide: (call: CallRecord) => { result: ToolResult; status: CallStatus; discard: boolean } | undefined,
+  ): ToolResult[] {
+    const record = this.batch(batchId);
+    if (!record) throw new JournalError(`no batch with id ${batchId} in ${this.location}`);
+    if (record.status !== 'open' && record.status !== 'awaiting_approval') {
+      throw new JournalError(
+        `batch ${batchId} is already ${record.status}; only incomplete batches can be recovered (see \`toolgate journal show ${batchId}\`)`,
+      );
+    }
+    const now = Date.now();
+    const results: ToolResult[] = [];
+    const out: PgStatement[] = [
+      // Settled once: the batch row is locked, and if another process settled it meanwhile the
+      // division by zero aborts the whole transaction (nothing of this settlement is written).
+      {
+        text: `SELECT 1 / count(*) FROM (SELECT 1 FROM batches WHERE id = $1 AND status IN ${INCOMPLETE} FOR UPDATE) s`,
+        values: [batchId],
+      },
+    ];
+    for (const call of record.calls) {
+      const outcome = decide(call);
+      if (!outcome) {
+        results.push(call.result as ToolResult);
+        continue;
+      }
+      const json = JSON.stringify(outcome.result);
+      out.push(
+        outcome.discard
+          ? {
+              text: 'UPDATE calls SET discarded_result = result, result = $1, status = $2, finished_at = coalesce(finished_at, $3) WHERE batch_id = $4 AND call_index = $5',
+              values: [json, outcome.status, now, batchId, call.index],
+            }
+          : {
+              text: 'UPDATE calls SET status = $1, result = $2, finished_at = $3 WHERE batch_id = $4 AND call_index = $5',
+              values: [outcome.status, json, now, batchId, call.index],
+            },
+      );
+      if (!outcome.discard)
+        out.push(...this.#message(record.session, 'tool', outcome.result, batchId, call.id, json));
+      results.push(outcome.result);
+    }
+    out.push({
+      text: `UPDATE batches SET status = $1, finished_at = $2 WHERE id = $3 AND status IN ${INCOMPLETE}`,
+      values: [status, now, batchId],
+    });
+    try {
+      this.#pg.transaction(out);
+    } catch (error) {
+      if (error instanceof PgError && error.code === '22012')
+        throw new JournalError(
+          `batch ${batchId} was settled by another process meanwhile; see \`toolgate journal show ${batchId}\``,
+        );
+      throw explainPgError(error, this.location);
+    }
+    this.#sessionOf.delete(batchId);
+    return results;
+  }
+
+  resumeBatch(batchId: string): ToolResult[] {
+    return this.#settle(batchId, 'resumed', (call) => {
+      if (call.result) return undefined;
+      if (call.status === 'running') {
+        return {
+          result: errorResult(
+            call.id,
+            call.name,
+            'ExecutionFailed',
+            'outcome unknown: interrupted (toolgate stopped while this call ran; it was not run again, check its effects before retrying)',
+          ),
+          status: 'unknown',
+          discard: false,
+        };
+      }
+      return {
+        result: errorResult(
+          call.id,
+          call.name,
+          'Cancelled',
+          'not executed: toolgate stopped before this call started (it never ran)',
+        ),
+        status: 'not_run',
+        discard: false,
+      };
+    });
+  }
+
+  discardBatch(batchId: string): ToolResult[] {
+    return this.#settle(batchId, 'discarded', (call) => {
+      const [message, status]: [string, CallStatus] = call.result
+        ? ['result discarded during recovery (the call ran; its effects were not undone)', 'done']
+        : call.status === 'running'
+          ? [
+              'result discarded during recovery (the call was running when toolgate stopped, so it may have run; its effects were not undone)',
+              'unknown',
+            ]
+          : [
+              'not executed: its batch was discarded during recovery before it started (it never ran)',
+              'not_run',
+            ];
+      return { result: errorResult(call.id, call.name, 'Cancelled', message), status, discard: true };
+    });
+  }
+
+  /** What the server guarantees for a commit, and the schema version (for `toolgate journal` and tests). */
+  settings(): { synchronousCommit: string; fsync: string; schemaVersion: number } {
+    const show = (name: string) => this.#query<Record<string, string>>(`SHOW ${name}`)[0]?.[name] ?? '';
+    return {
+      synchronousCommit: show('synchronous_commit'),
+      fsync: show('fsync'),
+      schemaVersion: this.#query<{ version: number }>('SELECT version FROM toolgate_schema')[0]?.version ?? 0,
+    };
+  }
+
+  static readonly schemaVersion = PG_SCHEMA_VERSION;
+
+  close(): void {
+    try {
+      if (this.#pendingReads.size > 0) this.#write([]); // nothing recorded is dropped
+    } catch {
+      // A journal that cannot write any more: the calls' results could not be recorded either.
+    }
+    this.#pg.close();
+  }
+}
+
+type ExportRow = {
+  batch_id: string;
+  session_id: string;
+  batch_status: string;
+  batch_created_at: number;
+  batch_seq: number;
+  call_index: number;
+  call_id: string;
+  name: string;
+  arguments: string;
+  status: string;
+  decision: string | null;
+  result: string | null;
+  started_at: number | null;
+  finished_at: number | null;
+};
