@@ -14,7 +14,7 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 // Left to Node at run time: wasm and binaries found through their package's own path
 // (web-tree-sitter's and tree-sitter-bash's .wasm, ripgrep's rg), the OS sandbox (loaded only when
-// configured) and the terminal UI (loaded only by `chat`). better-sqlite3's JavaScript is bundled;
+// configured), the terminal UI (loaded only by `chat`) and node-postgres (only for a PostgreSQL journal). better-sqlite3's JavaScript is bundled;
 // its native addon is loaded from its package (nativeAddon below).
 const EXTERNAL = [
   'web-tree-sitter',
@@ -25,6 +25,7 @@ const EXTERNAL = [
   'ink',
   'react',
   'react/*',
+  'pg', // the PostgreSQL journal's driver, loaded by its worker only when a journal URL is given
 ];
 
 // The MCP SDK's Server makes an ajv instance with every format when it is constructed, to check
@@ -90,7 +91,12 @@ const nativeAddon = {
 const result = await build({
   absWorkingDir: REPO,
   // The page converter runs in a worker thread (src/tools/web/convert-page.ts): its own entry.
-  entryPoints: { toolgate: 'src/cli/main.ts', 'page-worker': 'src/tools/web/page-worker.ts' },
+  // So does the PostgreSQL journal's connection (src/journal/postgres/sync-pg.ts).
+  entryPoints: {
+    toolgate: 'src/cli/main.ts',
+    'page-worker': 'src/tools/web/page-worker.ts',
+    'pg-worker': 'src/journal/postgres/pg-worker.ts',
+  },
   outdir: 'dist/bundle',
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,

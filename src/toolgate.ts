@@ -138,10 +138,7 @@ export class Toolgate {
     const auto = this.config.tools.governance.auto;
     if (options.autoGovernor) this.#auto = options.autoGovernor;
     else if (auto.enabled) {
-      const journalFile =
-        this.journal && this.journal.location !== ':memory:'
-          ? path.resolve(baseDir, this.journal.location)
-          : undefined;
+      const journalFile = this.journal?.file ? path.resolve(baseDir, this.journal.file) : undefined;
       this.#auto = new AutoGovernor(
         {
           minFreeBytes: auto.min_free_bytes,
@@ -156,8 +153,8 @@ export class Toolgate {
       );
     }
     // The journal file (and its WAL/SHM companions) is toolgate's own state: never a tool's.
-    if (options.journal && options.journal.location !== ':memory:') {
-      const file = path.resolve(baseDir, options.journal.location);
+    if (options.journal?.file) {
+      const file = path.resolve(baseDir, options.journal.file);
       deniedFiles.push(file, `${file}-wal`, `${file}-shm`, `${file}-journal`);
     }
     if (options.configFile) deniedFiles.push(path.resolve(baseDir, options.configFile));

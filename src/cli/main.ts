@@ -64,7 +64,10 @@ export function buildProgram(): Command {
         '--session <id>',
         'conversation identity (read-before-edit cache and journal rows are kept per session)',
       )
-      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+      .option(
+        '--journal <file|url>',
+        'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
+      )
       .option('--no-journal', 'do not journal this run')
       .option(
         '--otlp <url>',
@@ -102,7 +105,10 @@ export function buildProgram(): Command {
       '--session <id>',
       'conversation identity: the conversation continues across runs with the same id',
     )
-    .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+    .option(
+      '--journal <file|url>',
+      'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
+    )
     .option('--no-journal', 'do not journal this run')
     .option(
       '--user <name>',
@@ -136,7 +142,10 @@ export function buildProgram(): Command {
     ),
   )
     .option('--session <id>', 'conversation identity: continue the conversation of an earlier chat or run')
-    .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+    .option(
+      '--journal <file|url>',
+      'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
+    )
     .option('--no-journal', 'do not journal this chat')
     .option(
       '--otlp <url>',
@@ -191,7 +200,10 @@ export function buildProgram(): Command {
       .description(
         'List batches a crash left incomplete; resume them with the results they have, or discard their results.',
       )
-      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+      .option(
+        '--journal <file|url>',
+        'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
+      )
       .option('--json', 'print the incomplete batches as JSON: [{id, session, calls: [{id, name, status}]}]')
       .option(
         '--resume <id>',
@@ -225,7 +237,10 @@ export function buildProgram(): Command {
         'with --http: close a client session unused this long, with no call running (default 1800)',
       )
       .option('--session <id>', 'conversation identity (read cache and journal rows)')
-      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+      .option(
+        '--journal <file|url>',
+        'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
+      )
       .option('--no-journal', 'do not journal')
       .option(
         '--otlp <url>',
@@ -253,7 +268,10 @@ export function buildProgram(): Command {
     modeCmd
       .command('show')
       .description('The mode in force, where it comes from, and its recent changes.')
-      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)')
+      .option(
+        '--journal <file|url>',
+        'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
+      )
       .option('--limit <n>', 'how many changes', '10')
       .option('--json', 'print {mode, source, history} as JSON'),
   ).action(async (opts) => {
@@ -265,7 +283,10 @@ export function buildProgram(): Command {
       .description('Change the mode, with the reason; running servers re-list their tools.')
       .argument('<mode>', 'NORMAL, ALERT, DEGRADED, LOCKDOWN or RECOVERY')
       .requiredOption('--reason <text>', 'why (kept with the change)')
-      .option('--journal <file>', 'journal database (default .toolgate/journal.db under the first root)'),
+      .option(
+        '--journal <file|url>',
+        'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
+      ),
   ).action(async (mode: string, opts) => {
     process.exitCode = await (await import('./mode-command.js')).runModeSet(mode, opts, process.stdout);
   });
@@ -275,7 +296,7 @@ export function buildProgram(): Command {
     journalCmd
       .command('list')
       .description('Recent batches, newest first.')
-      .option('--journal <file>', 'journal database')
+      .option('--journal <file|url>', 'journal: a SQLite file or a postgres:// URL')
       .option('--limit <n>', 'how many batches', '20')
       .option('--json', 'print JSON'),
   ).action(async (opts) => {
@@ -286,7 +307,7 @@ export function buildProgram(): Command {
       .command('show')
       .description('One batch: calls, decisions with the deciding rule, results and timings.')
       .argument('<id>', 'batch id')
-      .option('--journal <file>', 'journal database')
+      .option('--journal <file|url>', 'journal: a SQLite file or a postgres:// URL')
       .option('--json', 'print JSON'),
   ).action(async (id: string, opts) => {
     process.exitCode = (await import('./journal-command.js')).runJournalShow(id, opts, process.stdout);
@@ -299,7 +320,7 @@ export function buildProgram(): Command {
         'Remove complete batches older than an age (never open ones or ones waiting for approval).',
       )
       .option('--older-than <age>', 'e.g. 30d, 12h (default: [journal] retain_days)')
-      .option('--journal <file>', 'journal database')
+      .option('--journal <file|url>', 'journal: a SQLite file or a postgres:// URL')
       .option('--json', 'print what was removed as JSON'),
   ).action(async (opts) => {
     process.exitCode = (await import('./journal-command.js')).runJournalPrune(opts, process.stdout);
@@ -312,7 +333,7 @@ export function buildProgram(): Command {
       )
       .option('--since <when>', 'a date (2026-11-01) or an age (7d); default: everything')
       .option('--format <format>', 'jsonl', 'jsonl')
-      .option('--journal <file>', 'journal database'),
+      .option('--journal <file|url>', 'journal: a SQLite file or a postgres:// URL'),
   ).action(async (opts) => {
     process.exitCode = (await import('./journal-command.js')).runJournalExport(opts, process.stdout);
   });

@@ -1,15 +1,25 @@
 import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { JournalError } from '../journal/journal.js';
+import { type Journal, JournalError } from '../journal/journal.js';
+import { PostgresJournal } from '../journal/postgres/postgres-journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import type { Setup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
 
 const STATE_DIR = '.toolgate';
 
-/** DESIGN §2.2: `--journal FILE`, default `.toolgate/journal.db` under the first root. */
+/** A PostgreSQL URL, as `--journal` and `[journal] url` take one. */
+export function isDatabaseUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//.test(location);
+}
+
+/**
+ * DESIGN §2.2: `--journal FILE|URL`, else `[journal] url`, else `.toolgate/journal.db` under the
+ * first root.
+ */
 export function journalPath(setup: Setup, option: string | undefined, cwd = process.cwd()): string {
-  if (option) return path.resolve(cwd, option);
+  if (option) return isDatabaseUrl(option) ? option : path.resolve(cwd, option);
+  if (setup.config.journal.url) return setup.config.journal.url;
   const firstRoot = path.resolve(setup.baseDir, setup.roots[0] ?? '.');
   return path.join(firstRoot, STATE_DIR, 'journal.db');
 }
@@ -19,14 +29,15 @@ export function journalPath(setup: Setup, option: string | undefined, cwd = proc
  * own `.toolgate/` folder (kept 0700) it also leaves a `.gitignore`, so the state never shows up in
  * `git status`.
  */
-export function openJournalOrStop(file: string): SqliteJournal {
-  let journal: SqliteJournal;
+export function openJournalOrStop(file: string): Journal {
+  let journal: Journal;
   try {
-    journal = SqliteJournal.open(file);
+    journal = isDatabaseUrl(file) ? PostgresJournal.open(file) : SqliteJournal.open(file);
   } catch (error) {
     if (error instanceof JournalError) throw new UsageError(`${error.message}`);
     throw error;
   }
+  if (isDatabaseUrl(file)) return journal;
   const dir = path.dirname(file);
   if (path.basename(dir) !== STATE_DIR) return journal;
   try {
@@ -56,7 +67,7 @@ export function openJournalOrStop(file: string): SqliteJournal {
  * For commands that only look (journal list/show, recover): an existing journal, or undefined when
  * there is none yet. Looking never creates `.toolgate/` in a folder that has none.
  */
-export function openExistingJournal(file: string): SqliteJournal | undefined {
-  if (!existsSync(file)) return undefined;
+export function openExistingJournal(file: string): Journal | undefined {
+  if (!isDatabaseUrl(file) && !existsSync(file)) return undefined;
   return openJournalOrStop(file);
 }

@@ -316,11 +316,26 @@ const telemetry = z
   })
   .prefault({});
 
-/** The journal's retention (docs/DURABILITY.md). */
+/** The journal: where it is, and its retention (docs/DURABILITY.md, docs/SCALING.md). */
 const journal = z
   .strictObject({
     /** Complete batches older than this many days are removed when a command opens the journal. */
     retain_days: z.number().positive().optional(),
+    /**
+     * A PostgreSQL journal instead of the SQLite file (docs/SCALING.md): `postgres://user@host/db`.
+     * No password here: node-postgres takes it from PGPASSWORD (or ~/.pgpass).
+     */
+    url: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
+      .refine((u) => {
+        try {
+          return new URL(u).password === '';
+        } catch {
+          return false;
+        }
+      }, 'a URL without a password: put the password in PGPASSWORD (or ~/.pgpass), never in the config file')
+      .optional(),
   })
   .prefault({});
 

@@ -99,7 +99,10 @@ export interface MessageRecord {
  * loss too; the pipeline awaits it where a side effect depends on it (docs/DURABILITY.md).
  */
 export interface Journal {
+  /** Where it is, for messages: a file, or a server's URL without its password. */
   readonly location: string;
+  /** The local file it lives in (SQLite), as given; undefined for a server or in memory. */
+  readonly file?: string | undefined;
 
   /**
    * Records, in one transaction, the assistant message and every call of a batch in call order

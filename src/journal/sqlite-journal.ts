@@ -136,6 +136,7 @@ function switchToWal(db: Database.Database, deadline: number): void {
  */
 export class SqliteJournal implements Journal {
   readonly location: string;
+  readonly file: string | undefined;
   readonly #db: Database.Database;
   readonly #stmt: ReturnType<SqliteJournal['prepare']>;
   readonly #owner = thisProcess();
@@ -157,6 +158,7 @@ export class SqliteJournal implements Journal {
 
   private constructor(location: string, db: Database.Database) {
     this.location = location;
+    this.file = location === ':memory:' ? undefined : location;
     this.#db = db;
     this.#stmt = this.prepare();
     this.#transaction = db.transaction((fn: () => unknown) => fn());

@@ -130,10 +130,11 @@ export function createMcpServer(options: McpServerOptions): {
     void server.sendToolListChanged().catch(() => {});
   };
   // Another process changing the mode writes the journal: its WAL file changing is the event.
-  const journalFile = options.journal?.location;
+  // (A journal on a server has no file to watch: the mode is read again at every request.)
+  const journalFile = options.journal?.file;
   let watcher: FSWatcher | undefined;
   let debounce: NodeJS.Timeout | undefined;
-  if (journalFile && journalFile !== ':memory:') {
+  if (journalFile) {
     try {
       watcher = watch(`${path.resolve(options.baseDir ?? process.cwd(), journalFile)}-wal`, () => {
         clearTimeout(debounce);

@@ -68,7 +68,8 @@ export function startPostgres(): PgServer {
     '-w',
     'start',
   ]);
-  const url = (database = 'postgres') => `postgres://toolgate@localhost/${database}?host=${encodeURIComponent(dir)}`;
+  const url = (database = 'postgres') =>
+    `postgres://toolgate@localhost/${database}?host=${encodeURIComponent(dir)}`;
   return {
     dir,
     url,
