@@ -207,6 +207,7 @@ rows.push(...(await (await import('./memory-search.js')).memorySearchBench())); 
 rows.push(...(await (await import('./telemetry-overhead.js')).telemetryOverhead())); // no SDK, in-memory SDK
 rows.push(...(await (await import('./journal-scale.js')).journalScale())); // 1,000,000 calls: size, list/show/recover, export
 rows.push(...(await (await import('./shell-session.js')).shellSession())); // run_command: session shell vs host shell
+rows.push(...(await (await import('./pg-journal.js')).pgJournalBench())); // PostgreSQL journal commits vs pgbench
 
 console.log(
   `Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${new Date().toISOString().slice(0, 10)}\n`,

@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/journal/journal.js';
 import { JournalError } from '../../src/journal/journal.js';
 import { PostgresJournal, redactUrl } from '../../src/journal/postgres/postgres-journal.js';
+import { SyncPg } from '../../src/journal/postgres/sync-pg.js';
 import { type PgServer, startPostgres } from '../helpers/postgres.js';
 import { journalConformance, streamingConformance } from './journal-conformance.js';
 
@@ -63,6 +65,37 @@ describe('PostgresJournal', () => {
     expect(() => PostgresJournal.open('postgres://toolgate@localhost/x?host=/nonexistent-dir')).toThrow(
       /cannot reach the PostgreSQL journal/,
     );
+  });
+
+  it("Property: any text (quotes, backslashes, $1, E'…', semicolons, any Unicode) written into a transaction comes back exactly; nothing in it runs as SQL", () => {
+    const pg = SyncPg.connect(server.createDatabase());
+    try {
+      pg.query('CREATE TABLE canary (v TEXT)');
+      const nasty = fc.oneof(
+        fc.string({ unit: 'grapheme', maxLength: 30 }),
+        fc.string({
+          unit: fc.constantFrom("'", '\\', '$', '1', ';', 'E', '"', ' ', '-', '/', '*', '\n'),
+          maxLength: 30,
+        }),
+        fc.constantFrom("'); DROP TABLE canary; --", "\\'; DROP TABLE canary; --", '$1', "E'\\x27'"),
+      );
+      fc.assert(
+        fc.property(nasty, fc.integer(), (text, n) => {
+          fc.pre(!text.includes('\0'));
+          const [row] = pg.transaction([
+            { text: 'INSERT INTO canary (v) VALUES ($1) RETURNING v, $2::bigint AS n', values: [text, n] },
+          ]);
+          expect(row?.rows[0]).toEqual({ v: text, n });
+        }),
+        { numRuns: 300 },
+      );
+      expect(pg.query<{ n: number }>('SELECT count(*) AS n FROM canary').rows[0]?.n).toBeGreaterThanOrEqual(
+        300,
+      );
+      expect(() => pg.transaction([{ text: 'SELECT $1::text', values: ['a\0b'] }])).toThrow(/NUL/);
+    } finally {
+      pg.close();
+    }
   });
 
   it('two connections appending to one session get consecutive message numbers, none lost', () => {

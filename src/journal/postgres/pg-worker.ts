@@ -1,16 +1,19 @@
 import { type MessagePort, parentPort } from 'node:worker_threads';
 import pg from 'pg';
+import { inlineStatement } from './inline-sql.js';
 
 /**
  * The PostgreSQL connection of one journal, in a worker thread: `SyncPg` on the main thread posts
  * a request and sleeps on a shared flag until this answers (the journal's interface is synchronous,
- * node-postgres is not). One connection, requests in order: a transaction is requests in a row.
+ * node-postgres is not). One connection, requests in order. A query goes with its parameters; a
+ * transaction's statements go as one simple query (their values written in as literals by
+ * inlineStatement): one round trip, and PostgreSQL runs them as one implicit transaction.
  */
 export interface PgRequest {
   type: 'connect' | 'query' | 'transaction' | 'end';
   text?: string;
   values?: unknown[];
-  /** For `transaction`: run in order between BEGIN and COMMIT (ROLLBACK on the first error). */
+  /** For `transaction`: run in order, all or nothing. */
   statements?: { text: string; values?: unknown[] }[];
 }
 
@@ -29,6 +32,9 @@ interface Setup {
   applicationName: string;
 }
 
+type Result = { rows: Record<string, unknown>[]; rowCount: number };
+const asResult = (r: pg.QueryResult): Result => ({ rows: r.rows, rowCount: r.rowCount ?? 0 });
+
 parentPort?.once('message', ({ port, flag, url, applicationName }: Setup) => {
   const client = new pg.Client({ connectionString: url, application_name: applicationName });
   // A connection lost between requests: the next request fails with the reason, not the process.
@@ -46,24 +52,15 @@ parentPort?.once('message', ({ port, flag, url, applicationName }: Setup) => {
       case 'end':
         await client.end();
         return { results: [] };
-      case 'query': {
-        const r = await client.query({ text: request.text ?? '', values: request.values ?? [] });
-        return { results: [{ rows: r.rows, rowCount: r.rowCount ?? 0 }] };
-      }
+      case 'query':
+        return { results: [asResult(await client.query(request.text ?? '', request.values ?? []))] };
       case 'transaction': {
-        const results: NonNullable<PgAnswer['results']> = [];
-        await client.query('BEGIN');
-        try {
-          for (const s of request.statements ?? []) {
-            const r = await client.query({ text: s.text, values: s.values ?? [] });
-            results.push({ rows: r.rows, rowCount: r.rowCount ?? 0 });
-          }
-          await client.query('COMMIT');
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => {});
-          throw error;
-        }
-        return { results };
+        const statements = request.statements ?? [];
+        if (statements.length === 0) return { results: [] };
+        const text = statements.map((s) => inlineStatement(s.text, s.values)).join(';\n');
+        // One statement answers with one result, several with a list.
+        const out = (await client.query(text)) as pg.QueryResult | pg.QueryResult[];
+        return { results: (Array.isArray(out) ? out : [out]).map(asResult) };
       }
     }
   };
