@@ -233,6 +233,15 @@ const TEMPLATES: string[] = [
   'builtin eval "{P}"',
   'nohup {P}',
   'timeout 5 {P}',
+  // -v / -R evaluate an array subscript (found by a hostile review, session 8)
+  "[[ -v 'a[$({P})]' ]]; echo done",
+  '[[ -v a[$({P})] ]]; echo done',
+  "test -v 'a[$({P})]'; echo done",
+  "[ -v 'a[$({P})]' ]; echo done",
+  "[ -R 'a[$({P})]' ]; echo done",
+  "y='a[$({P})]'; [[ -v $y ]]; echo done",
+  'y=\'a[$({P})]\'; test -v "$y"; echo done',
+  "op=-v; test $op 'a[$({P})]'; echo done",
 ];
 
 const LINES = TEMPLATES.flatMap((t) =>
@@ -258,6 +267,10 @@ const BENIGN = [
   '[[ -f a.txt ]] && cat a.txt',
   'for f in a b; do echo "$f"; done',
   'true',
+  '[[ -v HOME ]] && echo set',
+  'test -v HOME && echo set',
+  'LC_ALL=C sort b.txt',
+  'LANG=en_US.UTF-8 cat a.txt',
 ];
 
 const decide = async (command: string) => {

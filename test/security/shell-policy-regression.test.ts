@@ -121,6 +121,24 @@ const CASES: Case[] = [
     expect: 'ask',
     why: "toolgate's own state, even for an allowed program",
   },
+  // The locale picks the encoding bash reads a line in: in BIG5 a character's last byte swallows
+  // the `\\` after it, so a quote the parser sees as escaped closes the string (hostile review)
+  { command: 'LC_ALL=zh_TW.BIG5; echo x', expect: 'ask', why: 'a multi-byte non-UTF-8 locale' },
+  { command: 'LANG=ja_JP.SJIS echo x', expect: 'ask', why: 'an environment prefix with such a locale' },
+  { command: 'LC_CTYPE=$L echo x', expect: 'ask', why: 'a locale known only at run time' },
+  { command: 'env LC_ALL=zh_TW.BIG5 echo x', expect: 'ask', why: 'env with such a locale' },
+  { command: 'LC_ALL=C ls', expect: 'allow', why: 'the C locale' },
+  { command: 'LANG=en_US.UTF-8 ls', expect: 'allow', why: 'a UTF-8 locale' },
+  {
+    command: 'LC_MESSAGES=fr_FR.ISO-8859-1 ls',
+    expect: 'allow',
+    why: 'messages only: not how lines are read',
+  },
+  // test -v evaluates an array subscript, which can run commands
+  { command: "[[ -v 'a[$(id)]' ]]; echo x", expect: 'ask', why: '[[ -v ]] on a subscript' },
+  { command: "test -v 'a[0]'; echo x", expect: 'ask', why: 'test -v on a subscript' },
+  { command: 'test -v $name; echo x', expect: 'ask', why: 'test -v on a run-time name' },
+  { command: '[[ -v HOME ]] && echo x', expect: 'allow', why: 'a plain name' },
   // Heredocs, comments, continuations, quoting
   { command: 'cat <<EOF\nhello\nEOF', expect: 'allow', why: 'plain heredoc' },
   { command: 'cat <<EOF\n$(rm -rf /)\nEOF', expect: 'deny', why: 'substitution inside a heredoc' },

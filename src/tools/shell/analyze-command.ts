@@ -1,7 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import type { CommandFacts, SimpleCommand } from '../../core/command-facts.js';
 import { shellParser } from './shell-parser.js';
-import { riskyBuiltin, safeToSet } from './shell-tables.js';
+import { assignmentRisk, riskyBuiltin, safeToSet } from './shell-tables.js';
 import { shellScript, unwrapOnce } from './shell-wrappers.js';
 
 export type { CommandFacts, SimpleCommand } from '../../core/command-facts.js';
@@ -261,7 +261,19 @@ class Analysis {
             this.risk(`an arithmetic comparison on values known only at run time (${child.text})`);
           }
           visit(child);
-        } else if (child.type === 'unary_expression' || child.type === 'parenthesized_expression') {
+        } else if (child.type === 'unary_expression') {
+          const op = child.children.find((c) => c?.type === 'test_operator')?.text ?? '';
+          const operand = child.namedChildren.find((c) => c && c.type !== 'test_operator');
+          // -v / -R evaluate the array subscript of the name (a[$(cmd)] runs cmd): a plain name only.
+          if (
+            (op === '-v' || op === '-R') &&
+            !/^[A-Za-z_][A-Za-z0-9_]*$/.test((operand && this.value(operand, depth + 1)) ?? '[')
+          )
+            this.risk(
+              `[[ ${op} ]] on something other than a plain name (${child.text}) evaluates a subscript`,
+            );
+          visit(child);
+        } else if (child.type === 'parenthesized_expression') {
           visit(child);
         } else if (child.type === 'regex' || child.type === 'extglob_pattern') {
           this.pattern(child);
@@ -293,13 +305,17 @@ class Analysis {
       this.risk(`an assignment to ${target?.text ?? 'an element'} (array subscripts are evaluated)`);
       return;
     }
-    if (!safeToSet(target.text)) this.risk(`sets ${target.text}, which changes what programs run or read`);
     if (node.children.some((c) => c?.type === '+=')) this.risk(`appends to ${target.text}`);
+    let assigned: string | undefined = '';
     for (const value of node.namedChildren.slice(1)) {
       if (!value) continue;
-      if (value.type === 'array') this.risk(`an array assignment to ${target.text}`);
-      else this.value(value, depth + 1);
+      if (value.type === 'array') {
+        this.risk(`an array assignment to ${target.text}`);
+        assigned = undefined;
+      } else assigned = this.value(value, depth + 1);
     }
+    const why = assignmentRisk(target.text, assigned);
+    if (why) this.risk(why);
   }
 
   /**

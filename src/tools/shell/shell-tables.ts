@@ -39,8 +39,29 @@ const LOWERCASE_READ_BY_PROGRAMS = new Set([
 ]);
 
 /**
+ * The variables that pick the character encoding bash reads a line in. In a multi-byte encoding
+ * such as BIG5 a byte that ends a character can swallow the `\` after it, so a quote the policy's
+ * parser sees as escaped closes the string for bash: only encodings that parse as UTF-8 or ASCII do.
+ */
+const ENCODING_VARIABLES = new Set(['LANG', 'LC_ALL', 'LC_CTYPE']);
+const ASCII_COMPATIBLE_LOCALE = /^(?:C|POSIX|C\.UTF-?8|[A-Za-z]{2,3}(?:_[A-Za-z]{2})?\.(?:UTF-?8|utf-?8))$/;
+
+/**
+ * Why setting `name` to `value` (undefined: known only at run time) must ask, or undefined when
+ * it may be set without asking: a safe name, and for the locale variables a value that keeps bash
+ * reading lines as the policy does.
+ */
+export function assignmentRisk(name: string, value: string | undefined): string | undefined {
+  if (!safeToSet(name)) return `sets ${name}, which changes what programs run or read`;
+  if (!ENCODING_VARIABLES.has(name)) return undefined;
+  if (value !== undefined && (value === '' || ASCII_COMPATIBLE_LOCALE.test(value))) return undefined;
+  return `sets ${name} to ${value === undefined ? 'a value known only at run time' : `"${value}"`}: only C, POSIX and UTF-8 locales are known to make bash read a line as the policy does`;
+}
+
+/**
  * Whether a command line may set this variable without asking: the known-safe list, `LC_*`, or a
- * lower-case shell variable (a loop variable, `f=…`) that programs do not read.
+ * lower-case shell variable (a loop variable, `f=…`) that programs do not read. The locale
+ * variables also need a safe value (assignmentRisk).
  */
 export function safeToSet(name: string): boolean {
   if (SAFE_TO_SET.has(name) || /^LC_[A-Z]+$/.test(name)) return true;
@@ -84,10 +105,33 @@ export const RISKY_BUILTINS: ReadonlyMap<string, string> = new Map([
   ['getopts', 'getopts assigns to a name given on the command line'],
 ]);
 
-/** `printf -v NAME` assigns; the other builtins are risky by name alone. */
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * `test -v NAME` / `[ -v NAME ]` (and -R): bash evaluates an array subscript in NAME, and a
+ * subscript can hold a command substitution (`a[$(cmd)]`), so only a plain literal name is inert.
+ * An operator known only at run time could be -v too: then no argument may hold a subscript.
+ */
+function testRisk(name: string, args: readonly (string | undefined)[]): string | undefined {
+  const last = name === '[' ? args.length - 1 : -1; // the closing `]` of `[`
+  for (const [i, a] of args.entries()) {
+    if ((a === '-v' || a === '-R') && i + 1 !== last) {
+      const operand = args[i + 1];
+      if (operand === undefined || !PLAIN_NAME.test(operand))
+        return `${name} ${a} evaluates the array subscript of a name (which can run commands); only a plain name is inert`;
+    }
+  }
+  const unknownOperator = args.some((a) => a === undefined);
+  if (unknownOperator && args.some((a, i) => a !== undefined && i !== last && a.includes('[')))
+    return `${name} with an operator known only at run time and a subscript (-v would evaluate it)`;
+  return undefined;
+}
+
+/** `printf -v NAME` assigns; `test -v` evaluates subscripts; the other builtins are risky by name alone. */
 export function riskyBuiltin(argv: readonly (string | undefined)[]): string | undefined {
   const name = argv[0];
   if (name === undefined) return undefined;
+  if (name === 'test' || name === '[') return testRisk(name, argv.slice(1));
   if (name === 'printf') {
     return argv.some((a) => a === undefined || /^-[^-]*v/.test(a))
       ? RISKY_BUILTINS.get('printf -v')

@@ -1,4 +1,4 @@
-import { safeToSet } from './shell-tables.js';
+import { assignmentRisk } from './shell-tables.js';
 
 /**
  * Wrappers the analyzer looks through to the command that really runs (`env`, `nice`, `timeout`,
@@ -68,7 +68,8 @@ export function unwrapOnce(
         } else if (a.startsWith('-')) i++;
         else if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) {
           const varName = a.slice(0, a.indexOf('='));
-          if (!safeToSet(varName)) risk(`sets ${varName}, which changes what programs run or read`);
+          const why = assignmentRisk(varName, a.slice(a.indexOf('=') + 1));
+          if (why) risk(why);
           i++;
         } else break;
       }
