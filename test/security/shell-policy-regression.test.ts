@@ -139,6 +139,12 @@ const CASES: Case[] = [
   { command: "test -v 'a[0]'; echo x", expect: 'ask', why: 'test -v on a subscript' },
   { command: 'test -v $name; echo x', expect: 'ask', why: 'test -v on a run-time name' },
   { command: '[[ -v HOME ]] && echo x', expect: 'allow', why: 'a plain name' },
+  // Descriptors the shell holds for itself (a session shell reads its commands on one)
+  { command: 'cat <&10', expect: 'ask', why: 'reads descriptor 10' },
+  { command: 'echo x >&3', expect: 'ask', why: 'writes descriptor 3' },
+  { command: 'exec 3>&1 1>&2 2>&3; echo x', expect: 'ask', why: 'exec with redirections only' },
+  { command: 'ls 2>&1', expect: 'allow', why: 'stderr into stdout' },
+  { command: 'ls >&2', expect: 'allow', why: 'stdout into stderr' },
   // Heredocs, comments, continuations, quoting
   { command: 'cat <<EOF\nhello\nEOF', expect: 'allow', why: 'plain heredoc' },
   { command: 'cat <<EOF\n$(rm -rf /)\nEOF', expect: 'deny', why: 'substitution inside a heredoc' },

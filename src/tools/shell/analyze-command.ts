@@ -359,7 +359,13 @@ class Analysis {
       else this.risk(`reads a file for a compound command (${node.text})`);
       return;
     }
-    if ((op === '>&' || op === '<&') && value !== undefined && /^(?:\d+|-)$/.test(value)) return;
+    // Duplicating stdin, stdout or stderr (2>&1) or closing one; any other descriptor is one the
+    // shell holds for itself (a session shell's own input is one of them) or an unknown.
+    if ((op === '>&' || op === '<&') && value !== undefined && /^(?:[012]|-)$/.test(value)) return;
+    if ((op === '>&' || op === '<&') && value !== undefined && /^\d+$/.test(value)) {
+      this.risk(`uses descriptor ${value}, which the shell may hold for itself (${node.text})`);
+      return;
+    }
     if (
       (op === '>' || op === '>>' || op === '&>' || op === '&>>' || op === '>|' || op === '>&') &&
       value === '/dev/null'
@@ -423,6 +429,9 @@ class Analysis {
         return;
       }
       const inner = unwrapOnce(name, rest, (reason) => this.risk(reason));
+      // `exec` with redirections only rewires the shell's own descriptors, for the rest of its life.
+      if (name === 'exec' && inner?.length === 0)
+        this.risk("exec without a command changes the shell's own descriptors for what follows");
       if (inner === undefined) break;
       words = inner;
     }
