@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -56,6 +56,26 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+function statOf(pid: number | string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+const pgidOf = (pid: number) => Number(statOf(pid)?.[2]);
+/** The live (not zombie) processes of a process group. */
+function groupMembers(pgid: number): number[] {
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .filter((n) => {
+      const f = statOf(n);
+      return f !== undefined && Number(f[2]) === pgid && f[0] !== 'Z';
+    })
+    .map(Number);
 }
 
 async function gone(pid: number): Promise<boolean> {
@@ -220,6 +240,81 @@ describe('[tools.shell] backend = "session" (issue #16 §10)', () => {
     const ended = await run(gate, 'false');
     expect(ended.content).toMatch(/exit code 1[\s\S]*the session's shell ended with this command/);
     expect((await run(gate, 'false; echo "not stopped"')).content).toBe('not stopped\n');
+  });
+
+  describe('attacks from a hostile review (each approved by a person, so only the defences of the shell itself stand)', () => {
+    it("a leftover reading the shell's own input (fd 10), even a forking one, is gone before the next command is sent", async () => {
+      const root = makeTempDir('toolgate-session-thief-');
+      const gate = sessionGate(root);
+      const planted = await run(gate, 'cat <&10 & (while :; do (cat <&10 &); done) & echo planted');
+      expect(planted.content).toBe('planted\n');
+      for (let i = 0; i < 5; i++) expect((await run(gate, `echo next ${i}`)).content).toBe(`next ${i}\n`);
+      const shell = Number((await run(gate, 'echo $$')).content.trim());
+      // Left in the shell's group: its guard and the shell itself, nothing else (zombies aside).
+      expect(groupMembers(pgidOf(shell)).sort()).toEqual([pgidOf(shell), shell].sort());
+    });
+
+    it("a command that swaps the shell's stdout and stderr gets no trusted result; the shell is replaced", async () => {
+      const root = makeTempDir('toolgate-session-swap-');
+      const gate = sessionGate(root);
+      await run(gate, 'export KEPT=1');
+      const swapped = await run(gate, 'exec 3>&1 1>&2 2>&3; echo swapped');
+      expect(swapped.ok).toBe(false);
+      expect(swapped.content).toMatch(/broke the session shell's framing/);
+      expect((await run(gate, 'echo "[$KEPT]"')).content).toBe('[]\n');
+    });
+
+    it("a detached leftover (setsid) holding the shell's pipes is killed; the next command and the session's end do not wait for it", async () => {
+      const root = makeTempDir('toolgate-session-setsid-');
+      const gate = sessionGate(root);
+      const started = await run(gate, 'setsid sleep 30 & echo $!');
+      const pid = Number(started.content.trim());
+      expect(pid).toBeGreaterThan(0);
+      expect(await gone(pid)).toBe(true);
+      expect((await run(gate, 'echo next')).content).toBe('next\n');
+      await run(gate, 'setsid sleep 30 & echo again');
+      const t = Date.now();
+      await gate.close();
+      expect(Date.now() - t).toBeLessThan(3000);
+    });
+
+    it('output a leftover wrote does not bleed into the next command', async () => {
+      const root = makeTempDir('toolgate-session-bleed-');
+      const gate = sessionGate(root);
+      const results = await gate.execute([
+        {
+          id: 'a',
+          name: 'run_command',
+          arguments: { command: '(while :; do echo BLEED; done) & echo first' },
+        },
+        { id: 'b', name: 'run_command', arguments: { command: 'echo second' } },
+      ]);
+      expect(results[0]?.content).toMatch(/^(BLEED\n)*first\n(BLEED\n)*$/);
+      expect(results[1]?.content).toBe('second\n');
+    });
+
+    it('a directory swapped for a link between the check and the run: the call is not run there', async () => {
+      const base = makeTempDir('toolgate-session-swaplink-');
+      const root = path.join(base, 'root');
+      mkdirSync(path.join(root, 'sub'), { recursive: true });
+      mkdirSync(path.join(base, 'outside'));
+      writeFileSync(path.join(base, 'outside', 'secret.txt'), 'OUTSIDE-SECRET\n');
+      const gate = sessionGate(root);
+      const results = await gate.execute([
+        {
+          id: 'swap',
+          name: 'run_command',
+          arguments: { command: `mv sub sub.old && ln -s ${base}/outside sub` },
+        },
+        { id: 'read', name: 'run_command', arguments: { command: 'cat secret.txt', cwd: 'sub' } },
+      ]);
+      expect(results[0]?.ok).toBe(true);
+      expect(results[1]?.ok).toBe(false);
+      expect(results[1]?.content).toMatch(
+        /not run: the directory is not the one this call was checked against/,
+      );
+      expect(results[1]?.content).not.toContain('OUTSIDE-SECRET');
+    });
   });
 
   it('what a command leaves running is stopped when it ends; background: true is the way to keep a job', async () => {

@@ -5,7 +5,7 @@ import { FrameReader } from './frame-reader.js';
 const MARKER = '0123456789abcdef0123456789abcdef';
 
 /** Feeds `bytes` to a reader in pieces cut at `cuts`, each piece in a reused buffer as pipes do. */
-function feed(bytes: Buffer, cuts: number[]) {
+function feed(bytes: Buffer, cuts: number[], begin = false) {
   const data: Buffer[] = [];
   let trailer: string | undefined;
   const reader = new FrameReader(
@@ -14,6 +14,7 @@ function feed(bytes: Buffer, cuts: number[]) {
     (t) => {
       trailer = t;
     },
+    { begin },
   );
   const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
   let from = 0;
@@ -60,6 +61,44 @@ describe('FrameReader: the end-of-command frame of the session shell (issue #16 
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it("Property: with a begin marker, whatever came before it (a leftover's bytes, partial markers) is dropped; the output after it is exact", () => {
+    const junk = fc.array(
+      fc.oneof(
+        fc.uint8Array({ maxLength: 20 }),
+        fc.constantFrom(
+          Buffer.from(`\0${MARKER}`),
+          Buffer.from(`\0${MARKER.slice(0, 7)}`),
+          Buffer.from('\0'),
+        ),
+      ),
+      { maxLength: 5 },
+    );
+    fc.assert(
+      fc.property(
+        junk,
+        fc.uint8Array({ maxLength: 40 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (before, out, cuts) => {
+          const body = Buffer.from(out);
+          fc.pre(!body.includes(Buffer.from(`\0${MARKER}`)));
+          // Junk may even hold the end marker (a forged end before the command began): still dropped.
+          const stream = Buffer.concat([
+            ...before.map((b) => Buffer.from(b)),
+            Buffer.from(`\0${MARKER}B`),
+            body,
+            Buffer.from(`\0${MARKER} 0 1 /\0`),
+          ]);
+          const r = feed(stream, cuts, true);
+          fc.pre(!Buffer.concat(before.map((b) => Buffer.from(b))).includes(Buffer.from(`\0${MARKER}B`)));
+          expect(r.done).toBe(true);
+          expect(r.data.equals(body)).toBe(true);
+          expect(r.trailer).toBe(' 0 1 /');
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 

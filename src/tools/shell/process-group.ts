@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 
 /**
  * The shell commands run under: bash, the grammar the policy parses (tree-sitter-bash), so the two
@@ -83,43 +83,6 @@ export function stopGroup(child: ChildProcess, graceMs: number): Promise<void> {
     if (child.exitCode !== null || child.signalCode !== null) finish();
     else child.once('exit', finish);
   });
-}
-
-/**
- * Kills every process of group `pgid` but those in `keep` (a persistent shell and its guard), by a
- * scan of /proc: what a command left running in the background, however deeply it forked. Where
- * there is no /proc nothing is found, and the group is still killed whole when the session ends.
- */
-export function killGroupExcept(pgid: number, keep: ReadonlySet<number>): number {
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return 0;
-  }
-  let killed = 0;
-  for (const name of names) {
-    const first = name.charCodeAt(0);
-    if (first < 48 || first > 57) continue;
-    const pid = Number(name);
-    if (keep.has(pid)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // pid (comm) state ppid pgrp …: comm may hold spaces and parentheses, so count from the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 3);
-    if (Number(fields[2]) !== pgid) continue;
-    try {
-      process.kill(pid, 'SIGKILL');
-      killed++;
-    } catch {
-      // already gone
-    }
-  }
-  return killed;
 }
 
 /** Every process group still running that this process started, so none outlives it. */

@@ -274,6 +274,14 @@ async function runInSession(
   }
   output.end('stdout');
   output.end('stderr');
+  if (end.broken) {
+    setDir(undefined);
+    throw new ToolError(
+      'ExecutionFailed',
+      "the command broke the session shell's framing (it rewired or closed the shell's own output, or something forged the end of a command): nothing it reported can be trusted, so the shell was replaced; the next command starts a new shell in the workspace root, without this one's variables or directory",
+      { shell: 'session' },
+    );
+  }
   let note: string | undefined;
   const dir = end.cwd === undefined ? undefined : sandboxDir(ctx.sandbox, end.cwd);
   setDir(dir === '.' ? undefined : dir);

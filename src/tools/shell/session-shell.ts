@@ -1,14 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { FrameReader } from './frame-reader.js';
-import { killGroupExcept, killOnExit, signalGroup, stopGroup } from './process-group.js';
+import { killLeftovers, type ShellIdentity, startTime, stdioLinks } from './kill-leftovers.js';
+import { killOnExit, signalGroup, stopGroup } from './process-group.js';
 
 /** How a session's shell is started: its argv and environment, in the directory given. */
 export type StartShell = (cwd: string) => Promise<{ argv: string[]; env: NodeJS.ProcessEnv }>;
 
 export interface SessionCommand {
   command: string;
-  /** Absolute: the directory the call was checked against; the command runs there. */
+  /** Absolute and canonical: the directory the call was checked against; the command runs there. */
   cwd: string;
   traceparent?: string | undefined;
   timeoutMs: number;
@@ -24,16 +25,22 @@ export interface SessionCommandResult {
   stopReason?: 'timeout' | 'cancel';
   /** The shell ended with this command (exit, exec, a signal, a timeout or a cancel). */
   shellEnded: boolean;
+  /** The command broke the shell's framing (its end frame was missing or not the shell's own). */
+  broken?: boolean;
   /** The shell's directory afterwards (`pwd -P`), when it still runs and could say. */
   cwd?: string;
 }
 
+type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
 interface LiveShell {
   child: ChildProcess;
-  /** Processes a command's leftovers are not: the group's leader and the shell reading commands. */
-  keep: Set<number>;
+  /** The shell reading commands, learnt before any command ran; undefined where it cannot be known. */
+  shellPid: number | undefined;
+  /** What tells this shell's leftovers apart; undefined where they are not looked for. */
+  identity: ShellIdentity | undefined;
   forget: () => void;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exited: Promise<Exit>;
   /** Where the current command's output goes; undefined between commands. */
   stdout?: FrameReader;
   stderr?: FrameReader;
@@ -62,19 +69,48 @@ export function ansiCQuote(text: string): string {
 }
 
 /**
+ * The line that runs one command. Parsed whole before it runs; the command's text is a literal, so
+ * nothing in it is read as this line's syntax, and a command that does not parse is eval's error
+ * (status 2), not a broken frame. It prints a begin marker, moves to the directory the call was
+ * checked against (refusing to run if that is not where `cd -P` lands: a link swapped in), runs
+ * the command with stdin from /dev/null, then prints the end frame: status, the shell's pid and
+ * `pwd -P` on stdout, the marker alone on stderr. `\builtin` is quoted, so no alias can stand in
+ * for it (a function named `builtin` could: defining one asks, like every function definition).
+ */
+function commandLine(marker: string, command: string | undefined, cwd: string, traceparent?: string): string {
+  const where = ansiCQuote(cwd);
+  const trace = traceparent
+    ? `\\builtin export TRACEPARENT=${ansiCQuote(traceparent)}; `
+    : '\\builtin unset TRACEPARENT; ';
+  const run =
+    command === undefined
+      ? '__tg_s=0; '
+      : `__tg_c=${ansiCQuote(command)}; if \\builtin cd -P -- ${where} && [[ $PWD == ${where} ]]; then ` +
+        `{ ${trace}\\builtin eval "$__tg_c" </dev/null; }; __tg_s=$?; else ` +
+        `\\builtin printf 'toolgate: not run: the directory is not the one this call was checked against (%s)\\n' ${where} >&2; __tg_s=126; fi; ` +
+        '\\builtin unset __tg_c; \\builtin disown -a; ';
+  return (
+    `\\builtin printf '\\0%sB' ${marker}; \\builtin printf '\\0%sB' ${marker} >&2; ${run}` +
+    `\\builtin printf '\\0%s %d %d ' ${marker} "$__tg_s" "$$"; \\builtin pwd -P; ` +
+    `\\builtin printf '\\0%s\\0' ${marker} >&2; \\builtin printf '\\0'\n`
+  );
+}
+
+/**
  * One persistent bash per session (`[tools.shell] backend = "session"`): the directory and the
  * variables a command leaves carry over to the next, as in a person's terminal. Commands run one
- * at a time. Each is sent as a literal ($'…') and run by `eval` with stdin from /dev/null, after a
- * `cd` to the directory it was checked against; then the shell prints a frame with a random marker
- * on stdout (exit status, pid, `pwd -P`) and on stderr, which ends that command's output. What the
- * command left running is killed then. On timeout or cancel the shell's whole process group is
- * stopped and the next command starts a new shell; so does a command that ends the shell.
+ * at a time (commandLine). Before the first command the shell says its pid; a frame that does not
+ * come, does not parse, or names another pid means the command broke the framing: the shell is
+ * replaced, never trusted. After each command, what it left running (in the shell's group, or
+ * holding the shell's pipes) is killed, race-free, before the next command is sent. On timeout or
+ * cancel the shell's whole process group is stopped and the next command starts a new shell; so
+ * does a command that ends the shell.
  */
 export class SessionShell {
   readonly #start: StartShell;
   readonly #graceMs: number;
-  /** Kills what a command leaves behind; off under the OS sandbox, whose pid namespace hides it. */
-  readonly #killLeftovers: boolean;
+  /** Under the OS sandbox the shell's processes live in their own pid namespace: not looked for. */
+  readonly #identify: boolean;
   #live: LiveShell | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -84,7 +120,7 @@ export class SessionShell {
   constructor(settings: { start: StartShell; graceMs: number; killLeftovers: boolean }) {
     this.#start = settings.start;
     this.#graceMs = settings.graceMs;
-    this.#killLeftovers = settings.killLeftovers;
+    this.#identify = settings.killLeftovers;
   }
 
   /** Stops reading the shell's output (the consumer is behind): the command waits. */
@@ -106,18 +142,21 @@ export class SessionShell {
     return result;
   }
 
-  /** Ends the session: the shell's whole process group is killed. */
+  /** Ends the session: the shell's whole process group, and whatever holds its pipes, is killed. */
   async close(): Promise<void> {
     this.#closed = true;
     const live = this.#live;
     this.#live = undefined;
     if (!live) return;
-    // Between commands only the idle shell (and its guard) are in the group: nothing to wind down.
-    // A command still running is cut off, as when a terminal closes.
     holdOpen(live.child, true); // closing waits for the shell to be gone
-    signalGroup(live.child.pid, 'SIGKILL');
-    live.forget();
+    this.#kill(live);
     await live.exited;
+  }
+
+  #kill(live: LiveShell): void {
+    signalGroup(live.child.pid, 'SIGKILL');
+    if (live.identity) killLeftovers(live.identity);
+    live.forget();
   }
 
   async #shell(cwd: string): Promise<LiveShell> {
@@ -130,28 +169,72 @@ export class SessionShell {
       child.once('error', reject);
     });
     const pid = child.pid as number;
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('close', (code, signal) => resolve({ code, signal })),
-    );
+    const live: LiveShell = {
+      child,
+      shellPid: undefined,
+      identity: undefined,
+      forget: killOnExit(pid),
+      exited: Promise.resolve({ code: null, signal: null }),
+    };
+    live.exited = new Promise<Exit>((resolve) => {
+      child.once('close', (code, signal) => resolve({ code, signal }));
+      child.once('exit', (code, signal) => {
+        // What still holds the shell's pipes (a leftover that left the group) is killed, so the
+        // pipes close; if something the scan cannot see still holds them, they are let go.
+        signalGroup(pid, 'SIGKILL');
+        if (live.identity) killLeftovers(live.identity);
+        setTimeout(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          resolve({ code, signal });
+        }, 1000).unref();
+      });
+    });
     // A write after the shell died fails with EPIPE: the exit is what reports it.
     child.stdin?.on('error', () => {});
-    const live: LiveShell = { child, keep: new Set([pid]), forget: killOnExit(pid), exited };
     child.stdout?.on('data', (chunk: Buffer) => live.stdout?.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => live.stderr?.push(chunk));
-    // Between commands it never keeps toolgate alive: the session's end (or the exit hook) stops it.
-    holdOpen(child, false);
-    void exited.then(() => {
+    holdOpen(child, false); // between commands it never keeps toolgate alive
+    void live.exited.then(() => {
       live.forget();
-      signalGroup(pid, 'SIGKILL'); // whatever the shell left in its group
       if (this.#live === live) this.#live = undefined;
     });
     this.#live = live;
+    // Before any command: the shell's own pid, which every frame must then name.
+    const hello = await this.#exchange(live, undefined, cwd, {
+      timeoutMs: 10_000,
+      signal: new AbortController().signal,
+      onOut: () => {},
+      onErr: () => {},
+    });
+    if (hello.kind !== 'frame') {
+      this.#kill(live);
+      throw new Error('the shell did not start as expected');
+    }
+    if (this.#identify) {
+      live.shellPid = hello.pid;
+      const since = startTime(hello.pid);
+      live.identity = {
+        pgid: pid,
+        keep: new Set([pid, hello.pid]),
+        links: stdioLinks(hello.pid),
+        since: since ?? 0,
+      };
+    }
     return live;
   }
 
-  async #run(c: SessionCommand): Promise<SessionCommandResult> {
-    if (this.#closed) throw new Error('the session has ended; its shell is closed');
-    const live = await this.#shell(c.cwd);
+  /** Sends one line and waits for its frame, or for the shell to end (a timeout or cancel stops it). */
+  async #exchange(
+    live: LiveShell,
+    command: string | undefined,
+    cwd: string,
+    c: Pick<SessionCommand, 'timeoutMs' | 'signal' | 'onOut' | 'onErr' | 'traceparent'>,
+  ): Promise<
+    | { kind: 'frame'; code: number; pid: number; cwd: string | undefined }
+    | { kind: 'broken' }
+    | { kind: 'ended'; exit: Exit; stopReason?: 'timeout' | 'cancel' }
+  > {
     const marker = randomBytes(16).toString('hex');
     let trailer: string | undefined;
     let framed = 0;
@@ -161,30 +244,25 @@ export class SessionShell {
         if (++framed === 2) resolve();
       };
     });
-    live.stdout = new FrameReader(marker, c.onOut, (t) => {
-      trailer = t;
-      onFramed();
-    });
-    live.stderr = new FrameReader(marker, c.onErr, onFramed);
-    const trace = c.traceparent
-      ? `\\builtin export TRACEPARENT=${ansiCQuote(c.traceparent)}; `
-      : '\\builtin unset TRACEPARENT; ';
-    // One line, parsed whole before it runs. The text is a literal: nothing in it is read as our
-    // own syntax, and a command that does not parse is eval's error (status 2), not a broken frame.
-    // `\builtin`: quoted, so no alias a command defined can stand in for it. (A function named
-    // `builtin` could: defining one asks, like every function definition.) If the frame never
-    // comes, the command times out and the shell is replaced: never a result it did not give.
-    const script =
-      `__tg_c=${ansiCQuote(c.command)}; \\builtin cd -- ${ansiCQuote(c.cwd)} && ` +
-      `{ ${trace}\\builtin eval "$__tg_c" </dev/null; }; __tg_s=$?; \\builtin unset __tg_c; \\builtin disown -a; ` +
-      `\\builtin printf '\\0%s %d %d ' ${marker} "$__tg_s" "$$"; \\builtin pwd -P; ` +
-      `\\builtin printf '\\0%s\\0' ${marker} >&2; \\builtin printf '\\0'\n`;
+    const begin = { begin: true };
+    live.stdout = new FrameReader(
+      marker,
+      c.onOut,
+      (t) => {
+        trailer = t;
+        onFramed();
+      },
+      begin,
+    );
+    live.stderr = new FrameReader(marker, c.onErr, onFramed, begin);
     let stopReason: 'timeout' | 'cancel' | undefined;
     const stop = (why: 'timeout' | 'cancel') => {
       stopReason ??= why;
       this.#stopping = true;
       this.resume();
-      void stopGroup(live.child, this.#graceMs);
+      void stopGroup(live.child, this.#graceMs).then(() => {
+        if (live.identity) killLeftovers(live.identity);
+      });
     };
     const timer = setTimeout(() => stop('timeout'), c.timeoutMs);
     const onAbort = () => stop('cancel');
@@ -193,26 +271,14 @@ export class SessionShell {
     // While a command runs, the process waits for it, as for any child.
     holdOpen(live.child, true);
     try {
-      live.child.stdin?.write(script);
+      live.child.stdin?.write(commandLine(marker, command, cwd, c.traceparent));
       const ended = await Promise.race([bothFramed.then(() => undefined), live.exited]);
-      if (ended) {
-        // The shell ended: what it printed before is read to the end, then the command's result is the shell's.
-        return {
-          code: ended.code,
-          signal: ended.signal,
-          shellEnded: true,
-          ...(stopReason ? { stopReason } : {}),
-        };
-      }
+      if (ended) return { kind: 'ended', exit: ended, ...(stopReason ? { stopReason } : {}) };
       const frame = /^ (\d+) (\d+) ([\s\S]*)$/.exec(trailer ?? '');
-      const code = frame ? Number(frame[1]) : null;
-      const cwd = frame?.[3]?.replace(/\n$/, '');
-      // Leftovers are killed only when the frame said which process is the shell.
-      if (frame) {
-        live.keep.add(Number(frame[2]));
-        if (this.#killLeftovers) killGroupExcept(live.child.pid as number, live.keep);
-      }
-      return { code, signal: null, shellEnded: false, ...(cwd?.startsWith('/') ? { cwd } : {}) };
+      const pid = Number(frame?.[2]);
+      if (!frame || (live.shellPid !== undefined && pid !== live.shellPid)) return { kind: 'broken' };
+      const dir = frame[3]?.replace(/\n$/, '');
+      return { kind: 'frame', code: Number(frame[1]), pid, cwd: dir?.startsWith('/') ? dir : undefined };
     } finally {
       clearTimeout(timer);
       holdOpen(live.child, false);
@@ -221,5 +287,34 @@ export class SessionShell {
       live.stdout = undefined;
       live.stderr = undefined;
     }
+  }
+
+  async #run(c: SessionCommand): Promise<SessionCommandResult> {
+    if (this.#closed) throw new Error('the session has ended; its shell is closed');
+    const live = await this.#shell(c.cwd);
+    const outcome = await this.#exchange(live, c.command, c.cwd, c);
+    if (outcome.kind === 'ended') {
+      return {
+        code: outcome.exit.code,
+        signal: outcome.exit.signal,
+        shellEnded: true,
+        ...(outcome.stopReason ? { stopReason: outcome.stopReason } : {}),
+      };
+    }
+    if (outcome.kind === 'broken') {
+      // Not the shell's own frame: nothing it says is believed, and the shell is not used again.
+      holdOpen(live.child, true);
+      this.#kill(live);
+      await live.exited;
+      return { code: null, signal: null, shellEnded: true, broken: true };
+    }
+    // What the command left running is stopped before anything else is sent to the shell.
+    if (live.identity) killLeftovers(live.identity);
+    return {
+      code: outcome.code,
+      signal: null,
+      shellEnded: false,
+      ...(outcome.cwd ? { cwd: outcome.cwd } : {}),
+    };
   }
 }
