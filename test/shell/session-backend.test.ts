@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -178,6 +178,19 @@ describe('[tools.shell] backend = "session" (issue #16 §10)', () => {
     expect(results[1]?.content).not.toContain('OUTSIDE-SECRET');
     // Each call of the batch started from a/b; the shell is where the last one left it.
     expect((await run(gate, 'pwd')).content).toBe(`${path.join(root, 'a', 'b')}\n`);
+  });
+
+  it('a directory that is moved or swapped for a link after the shell went there is forgotten: the next command starts at the root, not refused', async () => {
+    const base = makeTempDir('toolgate-session-stale-');
+    const root = path.join(base, 'root');
+    mkdirSync(path.join(root, 'sub'), { recursive: true });
+    const gate = sessionGate(root);
+    await run(gate, 'cd sub');
+    renameSync(path.join(root, 'sub'), path.join(root, 'sub.old'));
+    symlinkSync('/etc', path.join(root, 'sub'));
+    const after = await run(gate, 'pwd');
+    expect(after.ok).toBe(true);
+    expect(after.content).toBe(`${root}\n`);
   });
 
   it('a directory outside the roots is not kept: the next command runs in the workspace root', async () => {

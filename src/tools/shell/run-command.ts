@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync } from 'node:fs';
+import { closeSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import * as z from 'zod';
@@ -95,8 +95,23 @@ export function createRunCommandTool(settings: RunCommandSettings) {
         },
       })
     : undefined;
-  /** The session shell's directory as the sandbox takes it (relative to the first root), if not the root. */
-  let shellDir: string | undefined;
+  /**
+   * The session shell's directory as the sandbox takes it (relative to the first root) and where it
+   * was; undefined at the root. A directory that is no longer that place (moved, or swapped for a
+   * link since) is forgotten: the next command starts at the root rather than be refused forever.
+   */
+  let shellAt: { dir: string; absolute: string } | undefined;
+  const shellDir = (): string | undefined => {
+    if (!shellAt) return undefined;
+    let real: string | undefined;
+    try {
+      real = realpathSync(shellAt.absolute);
+    } catch {
+      real = undefined;
+    }
+    if (real !== shellAt.absolute) shellAt = undefined;
+    return shellAt?.dir;
+  };
   const dispose = async () => {
     await shell?.close();
     await osSandbox?.shutdown();
@@ -109,11 +124,11 @@ export function createRunCommandTool(settings: RunCommandSettings) {
     category: 'shell',
     timeoutMs: settings.maxTimeoutMs + settings.graceMs + 1000,
     summary: (a) => {
-      const where = a.cwd ?? shellDir;
+      const where = a.cwd ?? shellDir();
       return `Run command: ${visibleCommand(a.command)}${where ? ` (in ${where})` : ''}`;
     },
     // In a session the shell's own directory is the default: the command is checked against it.
-    locations: (a) => [{ path: a.cwd ?? shellDir ?? '.', access: 'list' }],
+    locations: (a) => [{ path: a.cwd ?? shellDir() ?? '.', access: 'list' }],
     commandFacts: (a): CommandFacts => analyzeCommand(a.command),
     approvalDetail: (a) => visibleCommand(a.command),
     prepare: async () => {
@@ -128,7 +143,7 @@ export function createRunCommandTool(settings: RunCommandSettings) {
           'run_command requires the OS sandbox ([tools.governance.tools.run_command] requires_sandbox = true) and it is off: set [tools.run_command] sandbox = "os" (it needs bubblewrap and socat); nothing was run',
         );
       // Where the planner checked the call (in a session, the shell's directory then).
-      const cwd = ctx.paths?.[0] ?? ctx.sandbox.resolve(a.cwd ?? shellDir ?? '.');
+      const cwd = ctx.paths?.[0] ?? ctx.sandbox.resolve(a.cwd ?? shellDir() ?? '.');
       const timeoutMs = Math.min(a.timeout_ms ?? settings.maxTimeoutMs, settings.maxTimeoutMs);
       if (shell && !a.background)
         return await runInSession(
@@ -138,8 +153,8 @@ export function createRunCommandTool(settings: RunCommandSettings) {
           timeoutMs,
           ctx,
           settings.keepBytes,
-          (dir) => {
-            shellDir = dir;
+          (dir, absolute) => {
+            shellAt = dir && absolute ? { dir, absolute } : undefined;
           },
         );
       let env = scrubEnv(process.env, settings.envDenylist);
@@ -247,7 +262,7 @@ async function runInSession(
   timeoutMs: number,
   ctx: ToolContext,
   keepBytes: number,
-  setDir: (dir: string | undefined) => void,
+  setDir: (dir: string | undefined, absolute?: string) => void,
 ): Promise<ToolOutput> {
   if (command.includes('\0'))
     throw new ToolError('BadArgs', 'the command holds a NUL character, which no shell can take; remove it');
@@ -284,7 +299,7 @@ async function runInSession(
   }
   let note: string | undefined;
   const dir = end.cwd === undefined ? undefined : sandboxDir(ctx.sandbox, end.cwd);
-  setDir(dir === '.' ? undefined : dir);
+  setDir(dir === '.' ? undefined : dir, end.cwd);
   if (end.shellEnded) {
     note =
       "[the session's shell ended with this command: the next command starts a new shell in the workspace root, without this one's variables or directory]";
