@@ -12,11 +12,9 @@ import type { ReadRecord } from '../tools/fs/read-cache.js';
 import type { Todo } from '../tools/todos/todo-store.js';
 import {
   type BatchRecord,
-  type BatchStatus,
   type BatchSummary,
   type BeginBatchOptions,
   type CallRecord,
-  type CallStatus,
   type ExportedCall,
   type FinishedCall,
   type Journal,
@@ -25,43 +23,28 @@ import {
   type ModeRecord,
   type PlanEntry,
 } from './journal.js';
+import {
+  type BatchRow,
+  batchRecord,
+  type CallRow,
+  callRecord,
+  decisionJson,
+  discardSettlement,
+  type ExportRow,
+  exportedCall,
+  type GrantRow,
+  grantRecord,
+  type ModeRow,
+  modeRecord,
+  readKey,
+  resumeSettlement,
+  type Settlement,
+  settleable,
+} from './journal-records.js';
 import { makeDirs } from './make-dirs.js';
 import { thisProcess } from './process-identity.js';
 import { migrate } from './schema.js';
 import { WalSync } from './wal-sync.js';
-
-interface CallRow {
-  call_index: number;
-  call_id: string;
-  name: string;
-  arguments: string;
-  status: CallStatus;
-  decision: string | null;
-  approval: string | null;
-  result: string | null;
-  started_at: number | null;
-  finished_at: number | null;
-}
-
-interface BatchRow {
-  id: string;
-  session_id: string;
-  status: BatchStatus;
-  assistant_text: string | null;
-  created_at: number;
-  finished_at: number | null;
-  owner: string | null;
-}
-
-function readKey(session: string, file: string): string {
-  return `${session}\0${file}`;
-}
-
-/** A policy decision as the journal keeps it (null: none was made). */
-function decisionJson(entry: PlanEntry | undefined): string | null {
-  const d = entry?.decision;
-  return d ? JSON.stringify({ action: d.action, rule: d.rule, file: d.file, reason: d.reason }) : null;
-}
 
 /** Turns SQLite's error codes into what a person can act on. */
 export function explainSqliteError(error: unknown, file: string): JournalError {
@@ -284,7 +267,7 @@ export class SqliteJournal implements Journal {
            (SELECT id FROM batches WHERE status IN ('open', 'awaiting_approval')))`,
       ),
       exportCalls: db.prepare(
-        `SELECT b.id AS batch_id, b.session_id, b.status AS batch_status, b.created_at, c.*
+        `SELECT b.id AS batch_id, b.session_id, b.status AS batch_status, b.created_at AS batch_created_at, c.*
          FROM batches b JOIN calls c ON c.batch_id = b.id
          WHERE b.created_at >= ? ORDER BY b.created_at, b.rowid, c.call_index`,
       ),
@@ -595,23 +578,7 @@ export class SqliteJournal implements Journal {
   }
 
   *exportCalls(since: number): Generator<ExportedCall> {
-    for (const row of this.#stmt.exportCalls.iterate(since) as Iterable<ExportRow>) {
-      yield {
-        batch: row.batch_id,
-        session: row.session_id,
-        batchStatus: row.batch_status,
-        batchCreatedAt: row.created_at,
-        index: row.call_index,
-        callId: row.call_id,
-        tool: row.name,
-        arguments: JSON.parse(row.arguments),
-        status: row.status,
-        decision: row.decision ? JSON.parse(row.decision) : null,
-        result: row.result ? JSON.parse(row.result) : null,
-        startedAt: row.started_at,
-        finishedAt: row.finished_at,
-      };
-    }
+    for (const row of this.#stmt.exportCalls.iterate(since) as Iterable<ExportRow>) yield exportedCall(row);
   }
 
   noteRefusals(times: readonly number[]): void {
@@ -669,21 +636,7 @@ export class SqliteJournal implements Journal {
   #mode: { version: number; record: ModeRecord | undefined } | undefined;
 
   #readGrants(session: string): Grant[] {
-    return (
-      this.#stmt.listGrants.all(session) as {
-        tool: string;
-        prefix: string | null;
-        scope: Grant['scope'];
-        session_id: string | null;
-        created_at: number;
-      }[]
-    ).map((r) => ({
-      tool: r.tool,
-      ...(r.prefix ? { prefix: JSON.parse(r.prefix) as string[] } : {}),
-      scope: r.scope,
-      ...(r.session_id ? { session: r.session_id } : {}),
-      createdAt: r.created_at,
-    }));
+    return (this.#stmt.listGrants.all(session) as GrantRow[]).map(grantRecord);
   }
 
   addGrant(grant: Grant): void {
@@ -716,30 +669,7 @@ export class SqliteJournal implements Journal {
   }
 
   #toRecord(row: BatchRow): BatchRecord {
-    const calls = (this.#stmt.calls.all(row.id) as CallRow[]).map(
-      (c): CallRecord => ({
-        index: c.call_index,
-        id: c.call_id,
-        name: c.name,
-        arguments: JSON.parse(c.arguments) as ToolCall['arguments'],
-        status: c.status,
-        ...(c.decision ? { decision: JSON.parse(c.decision) as CallRecord['decision'] } : {}),
-        ...(c.approval ? { approval: JSON.parse(c.approval) as ConfirmationRequest } : {}),
-        ...(c.result ? { result: JSON.parse(c.result) as ToolResult } : {}),
-        ...(c.started_at ? { startedAt: c.started_at } : {}),
-        ...(c.finished_at ? { finishedAt: c.finished_at } : {}),
-      }),
-    );
-    return {
-      id: row.id,
-      session: row.session_id,
-      status: row.status,
-      createdAt: row.created_at,
-      ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
-      ...(row.assistant_text ? { assistantText: row.assistant_text } : {}),
-      ...(row.owner ? { owner: row.owner } : {}),
-      calls,
-    };
+    return batchRecord(row, (this.#stmt.calls.all(row.id) as CallRow[]).map(callRecord));
   }
 
   batch(batchId: string): BatchRecord | undefined {
@@ -770,18 +700,8 @@ export class SqliteJournal implements Journal {
     return (this.#stmt.incomplete.all() as BatchRow[]).map((row) => this.#toRecord(row));
   }
 
-  #settle(
-    batchId: string,
-    status: 'resumed' | 'discarded',
-    decide: (call: CallRecord) => { result: ToolResult; status: CallStatus; discard: boolean } | undefined,
-  ) {
-    const record = this.batch(batchId);
-    if (!record) throw new JournalError(`no batch with id ${batchId} in ${this.location}`);
-    if (record.status !== 'open' && record.status !== 'awaiting_approval') {
-      throw new JournalError(
-        `batch ${batchId} is already ${record.status}; only incomplete batches can be recovered (see \`toolgate journal show ${batchId}\`)`,
-      );
-    }
+  #settle(batchId: string, status: 'resumed' | 'discarded', decide: (call: CallRecord) => Settlement) {
+    const record = settleable(this.batch(batchId), batchId, this.location);
     const now = Date.now();
     const results: ToolResult[] = [];
     this.#write(() => {
@@ -806,49 +726,11 @@ export class SqliteJournal implements Journal {
   }
 
   resumeBatch(batchId: string): ToolResult[] {
-    return this.#settle(batchId, 'resumed', (call) => {
-      if (call.result) return undefined; // a committed result stays as it is
-      if (call.status === 'running') {
-        return {
-          result: errorResult(
-            call.id,
-            call.name,
-            'ExecutionFailed',
-            'outcome unknown: interrupted (toolgate stopped while this call ran; it was not run again, check its effects before retrying)',
-          ),
-          status: 'unknown',
-          discard: false,
-        };
-      }
-      return {
-        result: errorResult(
-          call.id,
-          call.name,
-          'Cancelled',
-          'not executed: toolgate stopped before this call started (it never ran)',
-        ),
-        status: 'not_run',
-        discard: false,
-      };
-    });
+    return this.#settle(batchId, 'resumed', resumeSettlement);
   }
 
   discardBatch(batchId: string): ToolResult[] {
-    return this.#settle(batchId, 'discarded', (call) => {
-      // Say exactly what is known: it ran, it may have run, or it never started.
-      const [message, status]: [string, CallStatus] = call.result
-        ? ['result discarded during recovery (the call ran; its effects were not undone)', 'done']
-        : call.status === 'running'
-          ? [
-              'result discarded during recovery (the call was running when toolgate stopped, so it may have run; its effects were not undone)',
-              'unknown',
-            ]
-          : [
-              'not executed: its batch was discarded during recovery before it started (it never ran)',
-              'not_run',
-            ];
-      return { result: errorResult(call.id, call.name, 'Cancelled', message), status, discard: true };
-    });
+    return this.#settle(batchId, 'discarded', discardSettlement);
   }
 
   /** The durability settings in force on this connection (for `toolgate journal` and tests). */
@@ -877,31 +759,3 @@ export class SqliteJournal implements Journal {
     }
   }
 }
-
-type ModeRow = { seq: number; mode: string; reason: string; actor: string; created_at: number };
-
-function modeRecord(row: ModeRow): ModeRecord {
-  return {
-    seq: row.seq,
-    mode: row.mode as GovernanceMode,
-    reason: row.reason,
-    actor: row.actor,
-    at: row.created_at,
-  };
-}
-
-type ExportRow = {
-  batch_id: string;
-  session_id: string;
-  batch_status: string;
-  created_at: number;
-  call_index: number;
-  call_id: string;
-  name: string;
-  arguments: string;
-  status: string;
-  decision: string | null;
-  result: string | null;
-  started_at: number | null;
-  finished_at: number | null;
-};

@@ -9,11 +9,9 @@ import type { ReadRecord } from '../../tools/fs/read-cache.js';
 import type { Todo } from '../../tools/todos/todo-store.js';
 import {
   type BatchRecord,
-  type BatchStatus,
   type BatchSummary,
   type BeginBatchOptions,
   type CallRecord,
-  type CallStatus,
   type ExportedCall,
   type FinishedCall,
   type Journal,
@@ -22,35 +20,27 @@ import {
   type ModeRecord,
   type PlanEntry,
 } from '../journal.js';
+import {
+  type BatchRow,
+  batchRecord,
+  type CallRow,
+  callRecord,
+  decisionJson,
+  discardSettlement,
+  type ExportRow,
+  exportedCall,
+  type GrantRow,
+  grantRecord,
+  type ModeRow,
+  modeRecord,
+  readKey,
+  resumeSettlement,
+  type Settlement,
+  settleable,
+} from '../journal-records.js';
 import { thisProcess } from '../process-identity.js';
 import { migratePg, PG_SCHEMA_VERSION } from './pg-schema.js';
 import { PgError, type PgStatement, SyncPg } from './sync-pg.js';
-
-interface CallRow {
-  call_index: number;
-  call_id: string;
-  name: string;
-  arguments: string;
-  status: CallStatus;
-  decision: string | null;
-  approval: string | null;
-  result: string | null;
-  started_at: number | null;
-  finished_at: number | null;
-}
-
-interface BatchRow {
-  id: string;
-  seq: number;
-  session_id: string;
-  status: BatchStatus;
-  assistant_text: string | null;
-  created_at: number;
-  finished_at: number | null;
-  owner: string | null;
-}
-
-type ModeRow = { seq: number; mode: string; reason: string; actor: string; created_at: number };
 
 /** Namespace of the per-session advisory locks that order message appends across processes. */
 const MESSAGE_LOCK = 7_461_002;
@@ -91,25 +81,6 @@ export function explainPgError(error: unknown, where: string): JournalError {
       `cannot reach the PostgreSQL journal ${where} (${message}); is the server running, and is the URL right?`,
     );
   return new JournalError(`the PostgreSQL journal ${where} failed: ${message}`);
-}
-
-function decisionJson(entry: PlanEntry | undefined): string | null {
-  const d = entry?.decision;
-  return d ? JSON.stringify({ action: d.action, rule: d.rule, file: d.file, reason: d.reason }) : null;
-}
-
-function readKey(session: string, file: string): string {
-  return `${session}\0${file}`;
-}
-
-function modeRecord(row: ModeRow): ModeRecord {
-  return {
-    seq: Number(row.seq),
-    mode: row.mode as GovernanceMode,
-    reason: row.reason,
-    actor: row.actor,
-    at: row.created_at,
-  };
 }
 
 /** `LIKE` text matching `prefix` literally (its %, _ and \ escaped). */
@@ -475,30 +446,14 @@ export class PostgresJournal implements Journal {
     // Keyset pages in (created_at, seq, call_index) order: bounded memory for any journal size.
     let after: [number, number, number] | undefined;
     for (;;) {
-      const rows = this.#query<ExportRow>(
+      const rows = this.#query<ExportRow & { batch_seq: number }>(
         `SELECT b.id AS batch_id, b.session_id, b.status AS batch_status, b.created_at AS batch_created_at, b.seq AS batch_seq, c.*
          FROM batches b JOIN calls c ON c.batch_id = b.id
          WHERE b.created_at >= $1 ${after ? 'AND (b.created_at, b.seq, c.call_index) > ($2, $3, $4)' : ''}
          ORDER BY b.created_at, b.seq, c.call_index LIMIT ${EXPORT_PAGE}`,
         after ? [since, ...after] : [since],
       );
-      for (const row of rows) {
-        yield {
-          batch: row.batch_id,
-          session: row.session_id,
-          batchStatus: row.batch_status,
-          batchCreatedAt: row.batch_created_at,
-          index: row.call_index,
-          callId: row.call_id,
-          tool: row.name,
-          arguments: JSON.parse(row.arguments),
-          status: row.status,
-          decision: row.decision ? JSON.parse(row.decision) : null,
-          result: row.result ? JSON.parse(row.result) : null,
-          startedAt: row.started_at,
-          finishedAt: row.finished_at,
-        };
-      }
+      for (const row of rows) yield exportedCall(row);
       const last = rows.at(-1);
       if (!last || rows.length < EXPORT_PAGE) return;
       after = [last.batch_created_at, last.batch_seq, last.call_index];
@@ -560,22 +515,10 @@ export class PostgresJournal implements Journal {
   }
 
   listGrants(session: string): Grant[] {
-    return this.#query<{
-      tool: string;
-      prefix: string | null;
-      scope: Grant['scope'];
-      session_id: string | null;
-      created_at: number;
-    }>(
+    return this.#query<GrantRow>(
       "SELECT tool, prefix, scope, session_id, created_at FROM grants WHERE scope = 'project' OR session_id = $1 ORDER BY id",
       [session],
-    ).map((r) => ({
-      tool: r.tool,
-      ...(r.prefix ? { prefix: JSON.parse(r.prefix) as string[] } : {}),
-      scope: r.scope,
-      ...(r.session_id ? { session: r.session_id } : {}),
-      createdAt: r.created_at,
-    }));
+    ).map(grantRecord);
   }
 
   addGrant(grant: Grant): void {
@@ -605,30 +548,8 @@ export class PostgresJournal implements Journal {
   #toRecord(row: BatchRow): BatchRecord {
     const calls = this.#query<CallRow>('SELECT * FROM calls WHERE batch_id = $1 ORDER BY call_index', [
       row.id,
-    ]).map(
-      (c): CallRecord => ({
-        index: c.call_index,
-        id: c.call_id,
-        name: c.name,
-        arguments: JSON.parse(c.arguments) as ToolCall['arguments'],
-        status: c.status,
-        ...(c.decision ? { decision: JSON.parse(c.decision) as CallRecord['decision'] } : {}),
-        ...(c.approval ? { approval: JSON.parse(c.approval) as ConfirmationRequest } : {}),
-        ...(c.result ? { result: JSON.parse(c.result) as ToolResult } : {}),
-        ...(c.started_at ? { startedAt: c.started_at } : {}),
-        ...(c.finished_at ? { finishedAt: c.finished_at } : {}),
-      }),
-    );
-    return {
-      id: row.id,
-      session: row.session_id,
-      status: row.status,
-      createdAt: row.created_at,
-      ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
-      ...(row.assistant_text ? { assistantText: row.assistant_text } : {}),
-      ...(row.owner ? { owner: row.owner } : {}),
-      calls,
-    };
+    ]);
+    return batchRecord(row, calls.map(callRecord));
   }
 
   batch(batchId: string): BatchRecord | undefined {
@@ -673,15 +594,9 @@ export class PostgresJournal implements Journal {
   #settle(
     batchId: string,
     status: 'resumed' | 'discarded',
-    decide: (call: CallRecord) => { result: ToolResult; status: CallStatus; discard: boolean } | undefined,
+    decide: (call: CallRecord) => Settlement,
   ): ToolResult[] {
-    const record = this.batch(batchId);
-    if (!record) throw new JournalError(`no batch with id ${batchId} in ${this.location}`);
-    if (record.status !== 'open' && record.status !== 'awaiting_approval') {
-      throw new JournalError(
-        `batch ${batchId} is already ${record.status}; only incomplete batches can be recovered (see \`toolgate journal show ${batchId}\`)`,
-      );
-    }
+    const record = settleable(this.batch(batchId), batchId, this.location);
     const now = Date.now();
     const results: ToolResult[] = [];
     const out: PgStatement[] = [
@@ -732,48 +647,11 @@ export class PostgresJournal implements Journal {
   }
 
   resumeBatch(batchId: string): ToolResult[] {
-    return this.#settle(batchId, 'resumed', (call) => {
-      if (call.result) return undefined;
-      if (call.status === 'running') {
-        return {
-          result: errorResult(
-            call.id,
-            call.name,
-            'ExecutionFailed',
-            'outcome unknown: interrupted (toolgate stopped while this call ran; it was not run again, check its effects before retrying)',
-          ),
-          status: 'unknown',
-          discard: false,
-        };
-      }
-      return {
-        result: errorResult(
-          call.id,
-          call.name,
-          'Cancelled',
-          'not executed: toolgate stopped before this call started (it never ran)',
-        ),
-        status: 'not_run',
-        discard: false,
-      };
-    });
+    return this.#settle(batchId, 'resumed', resumeSettlement);
   }
 
   discardBatch(batchId: string): ToolResult[] {
-    return this.#settle(batchId, 'discarded', (call) => {
-      const [message, status]: [string, CallStatus] = call.result
-        ? ['result discarded during recovery (the call ran; its effects were not undone)', 'done']
-        : call.status === 'running'
-          ? [
-              'result discarded during recovery (the call was running when toolgate stopped, so it may have run; its effects were not undone)',
-              'unknown',
-            ]
-          : [
-              'not executed: its batch was discarded during recovery before it started (it never ran)',
-              'not_run',
-            ];
-      return { result: errorResult(call.id, call.name, 'Cancelled', message), status, discard: true };
-    });
+    return this.#settle(batchId, 'discarded', discardSettlement);
   }
 
   /** What the server guarantees for a commit, and the schema version (for `toolgate journal` and tests). */
@@ -797,20 +675,3 @@ export class PostgresJournal implements Journal {
     this.#pg.close();
   }
 }
-
-type ExportRow = {
-  batch_id: string;
-  session_id: string;
-  batch_status: string;
-  batch_created_at: number;
-  batch_seq: number;
-  call_index: number;
-  call_id: string;
-  name: string;
-  arguments: string;
-  status: string;
-  decision: string | null;
-  result: string | null;
-  started_at: number | null;
-  finished_at: number | null;
-};

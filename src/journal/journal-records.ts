@@ -1,0 +1,192 @@
+import type { ConfirmationRequest } from '../core/confirmation.js';
+import type { Grant } from '../core/grant.js';
+import { errorResult } from '../core/make-result.js';
+import type { GovernanceMode } from '../core/tier.js';
+import type { ToolCall } from '../core/tool-call.js';
+import type { ToolResult } from '../core/tool-result.js';
+import {
+  type BatchRecord,
+  type BatchStatus,
+  type CallRecord,
+  type CallStatus,
+  type ExportedCall,
+  JournalError,
+  type ModeRecord,
+  type PlanEntry,
+} from './journal.js';
+
+/**
+ * The rows every journal store keeps (SQLite and PostgreSQL share the columns: times in ms since
+ * the epoch, JSON as text) and the records they become; and how recovery settles a call. One place,
+ * so the stores cannot drift apart.
+ */
+export interface CallRow {
+  call_index: number;
+  call_id: string;
+  name: string;
+  arguments: string;
+  status: CallStatus;
+  decision: string | null;
+  approval: string | null;
+  result: string | null;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+export interface BatchRow {
+  id: string;
+  session_id: string;
+  status: BatchStatus;
+  assistant_text: string | null;
+  created_at: number;
+  finished_at: number | null;
+  owner: string | null;
+}
+
+export type ModeRow = { seq: number; mode: string; reason: string; actor: string; created_at: number };
+
+export type GrantRow = {
+  tool: string;
+  prefix: string | null;
+  scope: Grant['scope'];
+  session_id: string | null;
+  created_at: number;
+};
+
+export type ExportRow = CallRow & {
+  batch_id: string;
+  session_id: string;
+  batch_status: string;
+  batch_created_at: number;
+};
+
+/** A policy decision as the journal keeps it (null: none was made). */
+export function decisionJson(entry: PlanEntry | undefined): string | null {
+  const d = entry?.decision;
+  return d ? JSON.stringify({ action: d.action, rule: d.rule, file: d.file, reason: d.reason }) : null;
+}
+
+/** The key of a pending read-cache change. */
+export function readKey(session: string, file: string): string {
+  return `${session}\0${file}`;
+}
+
+export function callRecord(c: CallRow): CallRecord {
+  return {
+    index: c.call_index,
+    id: c.call_id,
+    name: c.name,
+    arguments: JSON.parse(c.arguments) as ToolCall['arguments'],
+    status: c.status,
+    ...(c.decision ? { decision: JSON.parse(c.decision) as CallRecord['decision'] } : {}),
+    ...(c.approval ? { approval: JSON.parse(c.approval) as ConfirmationRequest } : {}),
+    ...(c.result ? { result: JSON.parse(c.result) as ToolResult } : {}),
+    ...(c.started_at ? { startedAt: c.started_at } : {}),
+    ...(c.finished_at ? { finishedAt: c.finished_at } : {}),
+  };
+}
+
+export function batchRecord(row: BatchRow, calls: CallRecord[]): BatchRecord {
+  return {
+    id: row.id,
+    session: row.session_id,
+    status: row.status,
+    createdAt: row.created_at,
+    ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
+    ...(row.assistant_text ? { assistantText: row.assistant_text } : {}),
+    ...(row.owner ? { owner: row.owner } : {}),
+    calls,
+  };
+}
+
+export function modeRecord(row: ModeRow): ModeRecord {
+  return {
+    seq: Number(row.seq),
+    mode: row.mode as GovernanceMode,
+    reason: row.reason,
+    actor: row.actor,
+    at: row.created_at,
+  };
+}
+
+export function grantRecord(r: GrantRow): Grant {
+  return {
+    tool: r.tool,
+    ...(r.prefix ? { prefix: JSON.parse(r.prefix) as string[] } : {}),
+    scope: r.scope,
+    ...(r.session_id ? { session: r.session_id } : {}),
+    createdAt: r.created_at,
+  };
+}
+
+export function exportedCall(row: ExportRow): ExportedCall {
+  return {
+    batch: row.batch_id,
+    session: row.session_id,
+    batchStatus: row.batch_status,
+    batchCreatedAt: row.batch_created_at,
+    index: row.call_index,
+    callId: row.call_id,
+    tool: row.name,
+    arguments: JSON.parse(row.arguments),
+    status: row.status,
+    decision: row.decision ? JSON.parse(row.decision) : null,
+    result: row.result ? JSON.parse(row.result) : null,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+/** How recovery settles one call of an interrupted batch; undefined: its committed result stays. */
+export type Settlement = { result: ToolResult; status: CallStatus; discard: boolean } | undefined;
+
+/** FR-RES-04c: resuming never runs anything again: a running call's outcome is unknown. */
+export function resumeSettlement(call: CallRecord): Settlement {
+  if (call.result) return undefined;
+  if (call.status === 'running') {
+    return {
+      result: errorResult(
+        call.id,
+        call.name,
+        'ExecutionFailed',
+        'outcome unknown: interrupted (toolgate stopped while this call ran; it was not run again, check its effects before retrying)',
+      ),
+      status: 'unknown',
+      discard: false,
+    };
+  }
+  return {
+    result: errorResult(
+      call.id,
+      call.name,
+      'Cancelled',
+      'not executed: toolgate stopped before this call started (it never ran)',
+    ),
+    status: 'not_run',
+    discard: false,
+  };
+}
+
+/** FR-RES-05: discarding says exactly what is known: it ran, it may have run, or it never started. */
+export function discardSettlement(call: CallRecord): Settlement {
+  const [message, status]: [string, CallStatus] = call.result
+    ? ['result discarded during recovery (the call ran; its effects were not undone)', 'done']
+    : call.status === 'running'
+      ? [
+          'result discarded during recovery (the call was running when toolgate stopped, so it may have run; its effects were not undone)',
+          'unknown',
+        ]
+      : ['not executed: its batch was discarded during recovery before it started (it never ran)', 'not_run'];
+  return { result: errorResult(call.id, call.name, 'Cancelled', message), status, discard: true };
+}
+
+/** The batch, when recovery may settle it: it exists and is still incomplete. */
+export function settleable(record: BatchRecord | undefined, batchId: string, where: string): BatchRecord {
+  if (!record) throw new JournalError(`no batch with id ${batchId} in ${where}`);
+  if (record.status !== 'open' && record.status !== 'awaiting_approval') {
+    throw new JournalError(
+      `batch ${batchId} is already ${record.status}; only incomplete batches can be recovered (see \`toolgate journal show ${batchId}\`)`,
+    );
+  }
+  return record;
+}
