@@ -41,6 +41,8 @@ export interface BatchRow {
   created_at: number;
   finished_at: number | null;
   owner: string | null;
+  lease_owner?: string | null;
+  lease_expires?: number | null;
 }
 
 export type ModeRow = { seq: number; mode: string; reason: string; actor: string; created_at: number };
@@ -95,6 +97,9 @@ export function batchRecord(row: BatchRow, calls: CallRecord[]): BatchRecord {
     ...(row.finished_at ? { finishedAt: row.finished_at } : {}),
     ...(row.assistant_text ? { assistantText: row.assistant_text } : {}),
     ...(row.owner ? { owner: row.owner } : {}),
+    ...(row.lease_owner && row.lease_expires
+      ? { lease: { worker: row.lease_owner, expiresAt: row.lease_expires } }
+      : {}),
     calls,
   };
 }
@@ -189,4 +194,11 @@ export function settleable(record: BatchRecord | undefined, batchId: string, whe
     );
   }
   return record;
+}
+
+/** Why a worker may not start a call: it no longer holds the batch's lease. */
+export function leaseLost(batchId: string, worker: string): JournalError {
+  return new JournalError(
+    `worker ${worker} no longer holds the lease on batch ${batchId} (it expired and another worker took the batch over): the call was not started`,
+  );
 }

@@ -44,6 +44,8 @@ export interface BatchRecord {
   assistantText?: string;
   /** The process that journaled it (`host:pid:start`), where the store records one. */
   owner?: string;
+  /** The worker holding it while it runs, and until when (ms since the epoch, the journal's clock). */
+  lease?: { worker: string; expiresAt: number };
   calls: CallRecord[];
 }
 
@@ -135,7 +137,19 @@ export interface Journal {
    * Committed before the tool starts: a crash after this leaves the outcome `unknown`, never re-run.
    * For a call with side effects the pipeline also awaits `sync()` before starting it.
    */
-  markRunning(batchId: string, index: number): void;
+  markRunning(batchId: string, index: number, lease?: Lease): void;
+  /**
+   * Issue #17 §2. Extends this worker's lease on an incomplete batch it holds; false when it no
+   * longer holds it (it expired and another worker took the batch over): then it must start nothing
+   * more of that batch. With a lease, `markRunning` refuses (JournalError) unless the worker still
+   * holds an unexpired lease, so a call is never started by two workers.
+   */
+  renewLease(batchId: string, lease: Lease): boolean;
+  /**
+   * Takes over one incomplete batch whose lease has expired (its worker died or stopped renewing),
+   * the oldest first, atomically: two workers never claim the same batch. Undefined when none.
+   */
+  claimExpiredBatch(lease: Lease): BatchRecord | undefined;
   /** One result per call (and a `tool` message), committed before the next call starts. */
   recordResult(batchId: string, index: number, result: ToolResult, status?: 'done' | 'denied'): void;
   finishBatch(batchId: string): void;
@@ -226,6 +240,18 @@ export interface BeginBatchOptions {
    * when `assistant` holds something the calls do not. Default true.
    */
   messages?: boolean;
+  /** The worker running the batch, which holds it for `ttlMs` at a time (renewLease). */
+  lease?: Lease;
+}
+
+/**
+ * A worker's hold on a batch it runs (issue #17 §2): `worker` is the process's id, and the lease
+ * lasts `ttlMs` from when it is taken or renewed (by the journal's clock: the server's for
+ * PostgreSQL, so workers on machines whose clocks differ still agree).
+ */
+export interface Lease {
+  worker: string;
+  ttlMs: number;
 }
 
 /** A journal problem: what failed, where, and what to do. Nothing runs after one at batch start. */

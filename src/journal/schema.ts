@@ -105,6 +105,11 @@ const MIGRATIONS: readonly string[] = [
   CREATE TABLE refusals (at INTEGER NOT NULL);
   CREATE INDEX refusals_at ON refusals(at);
   `,
+  // Workers and leases (issue #17): who holds an incomplete batch, and until when.
+  `
+  ALTER TABLE batches ADD COLUMN lease_owner TEXT;
+  ALTER TABLE batches ADD COLUMN lease_expires INTEGER;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

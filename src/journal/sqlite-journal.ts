@@ -19,6 +19,7 @@ import {
   type FinishedCall,
   type Journal,
   JournalError,
+  type Lease,
   type MessageRecord,
   type ModeRecord,
   type PlanEntry,
@@ -34,6 +35,7 @@ import {
   exportedCall,
   type GrantRow,
   grantRecord,
+  leaseLost,
   type ModeRow,
   modeRecord,
   readKey,
@@ -212,7 +214,24 @@ export class SqliteJournal implements Journal {
       setResult: db.prepare(
         'UPDATE calls SET status = ?, result = ?, finished_at = ? WHERE batch_id = ? AND call_index = ?',
       ),
-      finishBatch: db.prepare('UPDATE batches SET status = ?, finished_at = ? WHERE id = ?'),
+      finishBatch: db.prepare(
+        'UPDATE batches SET status = ?, finished_at = ?, lease_expires = NULL WHERE id = ?',
+      ),
+      setLease: db.prepare('UPDATE batches SET lease_owner = ?, lease_expires = ? WHERE id = ?'),
+      renewLease: db.prepare(
+        `UPDATE batches SET lease_expires = ? WHERE id = ? AND lease_owner = ?
+           AND status IN ('open', 'awaiting_approval')`,
+      ),
+      setRunningLeased: db.prepare(
+        `UPDATE calls SET status = 'running', started_at = @now WHERE batch_id = @batch AND call_index = @index
+           AND EXISTS (SELECT 1 FROM batches WHERE id = @batch AND lease_owner = @worker AND lease_expires >= @now)`,
+      ),
+      expiredLease: db
+        .prepare(
+          `SELECT id FROM batches WHERE status IN ('open', 'awaiting_approval') AND lease_expires IS NOT NULL
+             AND lease_expires < ? ORDER BY created_at, rowid LIMIT 1`,
+        )
+        .pluck(),
       batch: db.prepare('SELECT * FROM batches WHERE id = ?'),
       // substr, not LIKE: an id may hold '%' or '_' (ids come from callers).
       batchIdsStartingWith: db.prepare(
@@ -399,6 +418,8 @@ export class SqliteJournal implements Journal {
     if (streamed) this.#stmt.setAssistantText.run(text, id);
     else if (finished) this.#stmt.insertFinishedBatch.run(id, session, text, now, now, this.#owner);
     else this.#stmt.insertBatch.run(id, session, 'open', text, now, this.#owner);
+    if (options.lease && !finished)
+      this.#stmt.setLease.run(options.lease.worker, now + options.lease.ttlMs, id);
     const known = streamed
       ? new Set((this.#stmt.calls.all(id) as CallRow[]).map((c) => c.call_index))
       : undefined;
@@ -484,8 +505,33 @@ export class SqliteJournal implements Journal {
     });
   }
 
-  markRunning(batchId: string, index: number): void {
-    this.#write(() => this.#stmt.setRunning.run(Date.now(), batchId, index));
+  markRunning(batchId: string, index: number, lease?: Lease): void {
+    if (!lease) {
+      this.#write(() => this.#stmt.setRunning.run(Date.now(), batchId, index));
+      return;
+    }
+    const changed = this.#write(
+      () =>
+        this.#stmt.setRunningLeased.run({ now: Date.now(), batch: batchId, index, worker: lease.worker })
+          .changes,
+    );
+    if (changed === 0) throw leaseLost(batchId, lease.worker);
+  }
+
+  renewLease(batchId: string, lease: Lease): boolean {
+    const now = Date.now();
+    return this.#write(() => this.#stmt.renewLease.run(now + lease.ttlMs, batchId, lease.worker).changes) > 0;
+  }
+
+  claimExpiredBatch(lease: Lease): BatchRecord | undefined {
+    const now = Date.now();
+    // Found and taken in one write transaction (the write lock held): two workers never both take it.
+    const id = this.#write(() => {
+      const found = this.#stmt.expiredLease.get(now) as string | undefined;
+      if (found !== undefined) this.#stmt.setLease.run(lease.worker, now + lease.ttlMs, found);
+      return found;
+    });
+    return id === undefined ? undefined : this.batch(id);
   }
 
   recordResult(batchId: string, index: number, result: ToolResult, status: 'done' | 'denied' = 'done'): void {

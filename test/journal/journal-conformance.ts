@@ -54,6 +54,43 @@ export function journalConformance(
       expect(journal.batch(open)?.calls).toHaveLength(1); // an open batch is never pruned
     });
 
+    it('leases (issue #17 §2): the holder renews and starts calls; once it expires another worker claims the batch, and the first can start nothing more', async () => {
+      const { journal, reopen } = make();
+      const a = { worker: 'worker-a', ttlMs: 300 };
+      const b = { worker: 'worker-b', ttlMs: 60_000 };
+      const other = reopen();
+      const id = journal.beginBatch('S', calls(3), { lease: a });
+      expect(journal.batch(id)?.lease?.worker).toBe('worker-a');
+      expect(journal.renewLease(id, a)).toBe(true);
+      expect(other.renewLease(id, b)).toBe(false); // not b's to renew
+      expect(other.claimExpiredBatch(b)).toBeUndefined(); // still held
+      journal.markRunning(id, 0, a);
+      journal.recordResult(id, 0, ok('c0'));
+      await new Promise((r) => setTimeout(r, 400)); // a stops renewing: its lease runs out
+      const taken = other.claimExpiredBatch(b);
+      expect(taken?.id).toBe(id);
+      expect(taken?.lease?.worker).toBe('worker-b');
+      expect(taken?.calls.map((c) => c.status)).toEqual(['done', 'planned', 'planned']);
+      expect(journal.claimExpiredBatch(a)).toBeUndefined(); // claimed once
+      expect(() => journal.markRunning(id, 1, a)).toThrow(/no longer holds the lease/);
+      expect(journal.renewLease(id, a)).toBe(false);
+      expect(journal.batch(id)?.calls[1]?.status).toBe('planned'); // a started nothing
+      other.markRunning(id, 1, b);
+      other.recordResult(id, 1, ok('c1'));
+      other.markRunning(id, 2, b);
+      other.recordResult(id, 2, ok('c2'));
+      other.finishBatch(id);
+      expect(journal.batch(id)?.status).toBe('complete');
+      expect(journal.batch(id)?.lease).toBeUndefined();
+      expect(other.claimExpiredBatch(b)).toBeUndefined();
+    });
+
+    it('a batch begun without a lease is never claimed as expired (single-process recovery keeps it)', () => {
+      const { journal } = make();
+      journal.beginBatch('S', calls(1));
+      expect(journal.claimExpiredBatch({ worker: 'w', ttlMs: 1000 })).toBeUndefined();
+    });
+
     it('refusals are counted by time, for every connection; entries older than a day go', () => {
       const { journal, reopen } = make();
       const now = Date.now();

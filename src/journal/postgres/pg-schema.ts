@@ -86,6 +86,11 @@ const MIGRATIONS: readonly string[] = [
   CREATE TABLE refusals (at BIGINT NOT NULL);
   CREATE INDEX refusals_at ON refusals(at);
   `,
+  // Workers and leases (issue #17 §2): who holds an incomplete batch, and until when (server clock).
+  `
+  ALTER TABLE batches ADD COLUMN lease_owner TEXT, ADD COLUMN lease_expires BIGINT;
+  CREATE INDEX batches_lease ON batches(lease_expires) WHERE status IN ('open', 'awaiting_approval');
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

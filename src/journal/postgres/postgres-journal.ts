@@ -16,6 +16,7 @@ import {
   type FinishedCall,
   type Journal,
   JournalError,
+  type Lease,
   type MessageRecord,
   type ModeRecord,
   type PlanEntry,
@@ -31,6 +32,7 @@ import {
   exportedCall,
   type GrantRow,
   grantRecord,
+  leaseLost,
   type ModeRow,
   modeRecord,
   readKey,
@@ -45,6 +47,8 @@ import { PgError, type PgStatement, SyncPg } from './sync-pg.js';
 /** Namespace of the per-session advisory locks that order message appends across processes. */
 const MESSAGE_LOCK = 7_461_002;
 const INCOMPLETE = "('open', 'awaiting_approval')";
+/** The server's clock in ms: leases are judged by one clock, whichever machine a worker is on. */
+const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 /** Rows per page when exporting: memory stays bounded whatever the journal holds. */
 const EXPORT_PAGE = 1000;
 
@@ -231,9 +235,19 @@ export class PostgresJournal implements Journal {
             values: [id, session, text, now, this.#owner],
           }
         : {
-            text: `INSERT INTO batches (id, session_id, status, assistant_text, created_at, owner)
-                   VALUES ($1, $2, 'open', $3, $4, $5) ON CONFLICT (id) DO UPDATE SET assistant_text = excluded.assistant_text`,
-            values: [id, session, text, now, this.#owner],
+            text: `INSERT INTO batches (id, session_id, status, assistant_text, created_at, owner, lease_owner, lease_expires)
+                   VALUES ($1, $2, 'open', $3, $4, $5, $6, CASE WHEN $6::text IS NULL THEN NULL ELSE ${NOW_MS} + $7 END)
+                   ON CONFLICT (id) DO UPDATE SET assistant_text = excluded.assistant_text,
+                     lease_owner = excluded.lease_owner, lease_expires = excluded.lease_expires`,
+            values: [
+              id,
+              session,
+              text,
+              now,
+              this.#owner,
+              options.lease?.worker ?? null,
+              options.lease?.ttlMs ?? 0,
+            ],
           },
     );
     const plan = new Map((options.plan ?? []).map((e) => [e.index, e]));
@@ -338,13 +352,45 @@ export class PostgresJournal implements Journal {
     ]);
   }
 
-  markRunning(batchId: string, index: number): void {
-    this.#write([
+  markRunning(batchId: string, index: number, lease?: Lease): void {
+    const [r] = this.#write([
+      lease
+        ? {
+            text: `UPDATE calls SET status = 'running', started_at = $1 WHERE batch_id = $2 AND call_index = $3
+                     AND EXISTS (SELECT 1 FROM batches WHERE id = $2 AND lease_owner = $4 AND lease_expires >= ${NOW_MS})`,
+            values: [Date.now(), batchId, index, lease.worker],
+          }
+        : {
+            text: "UPDATE calls SET status = 'running', started_at = $1 WHERE batch_id = $2 AND call_index = $3",
+            values: [Date.now(), batchId, index],
+          },
+    ]);
+    if (lease && r?.rowCount === 0) throw leaseLost(batchId, lease.worker);
+  }
+
+  renewLease(batchId: string, lease: Lease): boolean {
+    const [r] = this.#write([
       {
-        text: "UPDATE calls SET status = 'running', started_at = $1 WHERE batch_id = $2 AND call_index = $3",
-        values: [Date.now(), batchId, index],
+        text: `UPDATE batches SET lease_expires = ${NOW_MS} + $1 WHERE id = $2 AND lease_owner = $3 AND status IN ${INCOMPLETE}`,
+        values: [lease.ttlMs, batchId, lease.worker],
       },
     ]);
+    return (r?.rowCount ?? 0) > 0;
+  }
+
+  claimExpiredBatch(lease: Lease): BatchRecord | undefined {
+    // SKIP LOCKED: workers claiming at once each take a different batch, none waits on another.
+    const [r] = this.#write([
+      {
+        text: `UPDATE batches SET lease_owner = $1, lease_expires = ${NOW_MS} + $2
+               WHERE id = (SELECT id FROM batches WHERE status IN ${INCOMPLETE} AND lease_expires < ${NOW_MS}
+                           ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+               RETURNING id`,
+        values: [lease.worker, lease.ttlMs],
+      },
+    ]);
+    const id = r?.rows[0]?.id as string | undefined;
+    return id === undefined ? undefined : this.batch(id);
   }
 
   #sessionOfBatch(batchId: string): string | undefined {
@@ -368,7 +414,7 @@ export class PostgresJournal implements Journal {
   finishBatch(batchId: string): void {
     this.#write([
       {
-        text: "UPDATE batches SET status = 'complete', finished_at = $1 WHERE id = $2",
+        text: "UPDATE batches SET status = 'complete', finished_at = $1, lease_expires = NULL WHERE id = $2",
         values: [Date.now(), batchId],
       },
     ]);
@@ -630,7 +676,7 @@ export class PostgresJournal implements Journal {
       results.push(outcome.result);
     }
     out.push({
-      text: `UPDATE batches SET status = $1, finished_at = $2 WHERE id = $3 AND status IN ${INCOMPLETE}`,
+      text: `UPDATE batches SET status = $1, finished_at = $2, lease_expires = NULL WHERE id = $3 AND status IN ${INCOMPLETE}`,
       values: [status, now, batchId],
     });
     try {
