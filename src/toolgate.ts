@@ -15,11 +15,13 @@ import type { ToolCall } from './core/tool-call.js';
 import type { AnyToolDefinition } from './core/tool-definition.js';
 import type { ToolEventSink } from './core/tool-event.js';
 import type { ToolResult } from './core/tool-result.js';
-import type { BeginBatchOptions, Journal, ModeRecord, PlanEntry } from './journal/journal.js';
+import type { BeginBatchOptions, Journal, Lease, ModeRecord, PlanEntry } from './journal/journal.js';
 import { journalObserver, journalStatus, recordableAfter } from './journal/journal-observer.js';
 import { JournalRateCounter } from './journal/journal-rate-counter.js';
 import { JournalReadCache } from './journal/journal-read-cache.js';
 import { JournalTodoStore } from './journal/journal-todo-store.js';
+import { DEFAULT_LEASE_MS, keepLease } from './journal/keep-lease.js';
+import { thisProcess } from './journal/process-identity.js';
 import { planBatch } from './plan/plan-batch.js';
 import { SchemaValidator } from './plan/schema-validator.js';
 import { hintForAsk } from './policy/allow-hint.js';
@@ -77,6 +79,12 @@ export interface ToolgateOptions {
    * when the client's roots change): its count of refusals must not start again from zero.
    */
   autoGovernor?: AutoGovernor;
+  /**
+   * The worker running this gate's batches (issue #17 §2): each journaled batch is leased to it
+   * for `ttlMs` at a time, renewed while it runs; a batch whose worker dies is taken over when the
+   * lease expires. Default: this process (`host:pid:start`), 30 s. false: no leases.
+   */
+  lease?: Partial<Lease> | false;
 }
 
 export interface ExecuteBatchOptions {
@@ -118,6 +126,7 @@ export class Toolgate {
   readonly #logger: EventLogger | undefined;
   #setMode: GovernanceMode | undefined;
   #auto: AutoGovernor | undefined;
+  readonly #lease: Lease | undefined;
   readonly #switchedOff: ReadonlyMap<string, string>;
   readonly session: string;
   readonly #grants: GrantStore;
@@ -134,6 +143,10 @@ export class Toolgate {
     this.session = options.session ?? randomUUID();
     this.#todos = this.journal ? new JournalTodoStore(this.journal, this.session) : new MemoryTodoStore();
     this.#logger = options.logger;
+    this.#lease =
+      options.lease === false
+        ? undefined
+        : { worker: options.lease?.worker ?? thisProcess(), ttlMs: options.lease?.ttlMs ?? DEFAULT_LEASE_MS };
     this.#switchedOff = switchedOffTools(this.config);
     const auto = this.config.tools.governance.auto;
     if (options.autoGovernor) this.#auto = options.autoGovernor;
@@ -491,6 +504,7 @@ export class Toolgate {
       ...(options.batchId ? { batchId: options.batchId } : {}),
       ...(this.#conversation ? {} : { messages: false }),
       plan: planEntries(planned),
+      ...(this.#lease ? { lease: this.#lease } : {}),
     };
     if (options.batchId === undefined && recordableAfter(planned)) {
       return await this.#runThenRecord(journal, calls, planned, options, record, tracing);
@@ -521,6 +535,13 @@ export class Toolgate {
     ) {
       throw new Error(
         `batch ${batchId} is not waiting for approval (status ${record.status}); use resume or discard`,
+      );
+    }
+    // This worker takes the batch over first: never while another one holds it.
+    if (this.#lease && !journal.claimExpiredBatch(this.#lease, batchId)) {
+      const held = journal.batch(batchId)?.lease;
+      throw new Error(
+        `batch ${batchId} is held by worker ${held?.worker ?? '(unknown)'}${held ? ` until ${new Date(held.expiresAt).toISOString()}` : ''}; answer it there, or wait for its lease to run out`,
       );
     }
     const calls = record.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
@@ -592,8 +613,24 @@ export class Toolgate {
     batchId: string | undefined,
     tracing?: BatchTrace,
   ): Promise<ToolResult[]> {
-    const tools = this.config.tools;
     const journal = batchId === undefined ? undefined : this.journal;
+    const stopRenewing =
+      journal && batchId !== undefined && this.#lease ? keepLease(journal, batchId, this.#lease) : undefined;
+    try {
+      return await this.#runLeased(planned, options, batchId, journal, tracing);
+    } finally {
+      stopRenewing?.();
+    }
+  }
+
+  async #runLeased(
+    planned: PlannedCall[],
+    options: ExecuteBatchOptions,
+    batchId: string | undefined,
+    journal: Journal | undefined,
+    tracing?: BatchTrace,
+  ): Promise<ToolResult[]> {
+    const tools = this.config.tools;
     const asks = planned.some((p) => p.disposition.kind === 'needs_approval');
     if (asks && journal) {
       // What a person is asked about survives a power loss too (an fsync is nothing beside a person).
@@ -624,10 +661,11 @@ export class Toolgate {
         );
       }
     }
-    const observer =
+    const recorder =
       journal && batchId !== undefined
-        ? journalObserver(journal, batchId, options.observer)
-        : options.observer;
+        ? journalObserver(journal, batchId, options.observer, this.#lease)
+        : undefined;
+    const observer = recorder ?? options.observer;
     const events = BatchEvents.for(tracing, this.#logger, {
       session: this.session,
       ...(batchId !== undefined ? { batch_id: batchId } : {}),
@@ -644,7 +682,7 @@ export class Toolgate {
       ...(observer ? { observer } : {}),
       ...(events ? { events } : {}),
     });
-    if (journal && batchId !== undefined) {
+    if (journal && batchId !== undefined && !recorder?.halted) {
       try {
         journal.finishBatch(batchId);
       } catch {

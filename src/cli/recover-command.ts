@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { BatchRecord } from '../journal/journal.js';
-import { ownerAlive } from '../journal/process-identity.js';
+import { ownerAlive, thisProcess } from '../journal/process-identity.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { createToolgate } from '../toolgate.js';
 import { findBatchId } from './find-batch.js';
@@ -27,6 +27,13 @@ function summary(batch: BatchRecord) {
     session: batch.session,
     calls: batch.calls.map((c) => ({ id: c.id, name: c.name, status: c.status })),
   };
+}
+
+/** A batch whose lease another worker still holds is running there (issue #17 §2), not interrupted. */
+function heldElsewhere(batch: BatchRecord): boolean {
+  return (
+    batch.lease !== undefined && batch.lease.expiresAt > Date.now() && batch.lease.worker !== thisProcess()
+  );
 }
 
 function describe(batch: BatchRecord): string {
@@ -61,6 +68,11 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
       const target = findBatchId(journal, typed, 'toolgate recover');
       const batch = journal.batch(target);
       if (!batch) throw new UsageError(`no batch "${typed}" in ${journal.location}`);
+      if (heldElsewhere(batch)) {
+        throw new UsageError(
+          `batch ${target} is held by worker ${batch.lease?.worker} until ${new Date(batch.lease?.expiresAt ?? 0).toISOString()}: it is running there, not interrupted; wait for its lease to run out if that worker is gone`,
+        );
+      }
       if (ownerAlive(batch.owner)) {
         throw new UsageError(
           `batch ${target} belongs to a toolgate that is still running (pid ${batch.owner?.split(':')[1]}): it is waiting, not interrupted; answer it there, or stop that process first`,
@@ -102,7 +114,7 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
       return 0;
     }
     // A batch whose process is still running is waiting (for a person, or its calls), not interrupted.
-    const incomplete = journal.incompleteBatches().filter((b) => !ownerAlive(b.owner));
+    const incomplete = journal.incompleteBatches().filter((b) => !ownerAlive(b.owner) && !heldElsewhere(b));
     if (options.json) {
       out.write(`${JSON.stringify(incomplete.map(summary), null, 2)}\n`);
       return 0;

@@ -2,7 +2,7 @@ import type { PlannedCall } from '../core/planned-call.js';
 import { isRepeatable } from '../core/tier.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { BatchObserver } from '../run/execute-batch.js';
-import type { Journal } from './journal.js';
+import type { Journal, Lease } from './journal.js';
 
 const DENIALS = new Set(['Denied', 'SandboxViolation', 'LimitExceeded']);
 
@@ -31,10 +31,28 @@ export function recordableAfter(planned: readonly PlannedCall[]): boolean {
  * is on disk (one shared fsync); a read-only call never waits for one: after a crash, running it
  * again is harmless (docs/DURABILITY.md).
  */
-export function journalObserver(journal: Journal, batchId: string, next?: BatchObserver): BatchObserver {
+export function journalObserver(
+  journal: Journal,
+  batchId: string,
+  next?: BatchObserver,
+  lease?: Lease,
+): BatchObserver & { readonly halted: boolean } {
+  let halted = false;
   return {
+    /** A call could not be recorded as started (the lease was lost, or the journal failed). */
+    get halted() {
+      return halted;
+    },
     onCallStart(p: PlannedCall) {
-      journal.markRunning(batchId, p.index);
+      // With a lease: only while this worker still holds the batch (never two workers on one call).
+      try {
+        journal.markRunning(batchId, p.index, lease);
+      } catch (error) {
+        // Nothing more of the batch runs here, and it is not finished from here either: a call
+        // stayed unstarted (with a lost lease, the batch is someone else's to finish).
+        halted = true;
+        throw error;
+      }
       const flushed = p.tool && isRepeatable(p.tool.tier) ? undefined : journal.sync();
       const after = next?.onCallStart;
       if (!flushed) return after?.(p);

@@ -148,8 +148,10 @@ export interface Journal {
   /**
    * Takes over one incomplete batch whose lease has expired (its worker died or stopped renewing),
    * the oldest first, atomically: two workers never claim the same batch. Undefined when none.
+   * With `batchId`: that batch, when it is incomplete and unleased, expired, or already this
+   * worker's (a person resuming one batch).
    */
-  claimExpiredBatch(lease: Lease): BatchRecord | undefined;
+  claimExpiredBatch(lease: Lease, batchId?: string): BatchRecord | undefined;
   /** One result per call (and a `tool` message), committed before the next call starts. */
   recordResult(batchId: string, index: number, result: ToolResult, status?: 'done' | 'denied'): void;
   finishBatch(batchId: string): void;

@@ -226,6 +226,11 @@ export class SqliteJournal implements Journal {
         `UPDATE calls SET status = 'running', started_at = @now WHERE batch_id = @batch AND call_index = @index
            AND EXISTS (SELECT 1 FROM batches WHERE id = @batch AND lease_owner = @worker AND lease_expires >= @now)`,
       ),
+      claimOne: db.prepare(
+        `UPDATE batches SET lease_owner = @worker, lease_expires = @until WHERE id = @id
+           AND status IN ('open', 'awaiting_approval')
+           AND (lease_expires IS NULL OR lease_expires < @now OR lease_owner = @worker)`,
+      ),
       expiredLease: db
         .prepare(
           `SELECT id FROM batches WHERE status IN ('open', 'awaiting_approval') AND lease_expires IS NOT NULL
@@ -523,12 +528,17 @@ export class SqliteJournal implements Journal {
     return this.#write(() => this.#stmt.renewLease.run(now + lease.ttlMs, batchId, lease.worker).changes) > 0;
   }
 
-  claimExpiredBatch(lease: Lease): BatchRecord | undefined {
+  claimExpiredBatch(lease: Lease, batchId?: string): BatchRecord | undefined {
     const now = Date.now();
+    const until = now + lease.ttlMs;
     // Found and taken in one write transaction (the write lock held): two workers never both take it.
     const id = this.#write(() => {
+      if (batchId !== undefined) {
+        const taken = this.#stmt.claimOne.run({ worker: lease.worker, until, id: batchId, now }).changes;
+        return taken > 0 ? batchId : undefined;
+      }
       const found = this.#stmt.expiredLease.get(now) as string | undefined;
-      if (found !== undefined) this.#stmt.setLease.run(lease.worker, now + lease.ttlMs, found);
+      if (found !== undefined) this.#stmt.setLease.run(lease.worker, until, found);
       return found;
     });
     return id === undefined ? undefined : this.batch(id);

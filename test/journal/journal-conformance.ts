@@ -85,10 +85,16 @@ export function journalConformance(
       expect(other.claimExpiredBatch(b)).toBeUndefined();
     });
 
-    it('a batch begun without a lease is never claimed as expired (single-process recovery keeps it)', () => {
+    it('a batch begun without a lease is never claimed as expired; one batch is claimed by id only when free, expired or already ours', () => {
       const { journal } = make();
-      journal.beginBatch('S', calls(1));
-      expect(journal.claimExpiredBatch({ worker: 'w', ttlMs: 1000 })).toBeUndefined();
+      const bare = journal.beginBatch('S', calls(1));
+      const w = { worker: 'w', ttlMs: 60_000 };
+      expect(journal.claimExpiredBatch(w)).toBeUndefined();
+      expect(journal.claimExpiredBatch(w, bare)?.lease?.worker).toBe('w'); // named: taken
+      expect(journal.claimExpiredBatch(w, bare)?.id).toBe(bare); // already ours
+      expect(journal.claimExpiredBatch({ worker: 'v', ttlMs: 1000 }, bare)).toBeUndefined(); // w holds it
+      journal.finishBatch(bare);
+      expect(journal.claimExpiredBatch(w, bare)).toBeUndefined(); // complete
     });
 
     it('refusals are counted by time, for every connection; entries older than a day go', () => {

@@ -378,16 +378,24 @@ export class PostgresJournal implements Journal {
     return (r?.rowCount ?? 0) > 0;
   }
 
-  claimExpiredBatch(lease: Lease): BatchRecord | undefined {
+  claimExpiredBatch(lease: Lease, batchId?: string): BatchRecord | undefined {
     // SKIP LOCKED: workers claiming at once each take a different batch, none waits on another.
     const [r] = this.#write([
-      {
-        text: `UPDATE batches SET lease_owner = $1, lease_expires = ${NOW_MS} + $2
-               WHERE id = (SELECT id FROM batches WHERE status IN ${INCOMPLETE} AND lease_expires < ${NOW_MS}
-                           ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-               RETURNING id`,
-        values: [lease.worker, lease.ttlMs],
-      },
+      batchId !== undefined
+        ? {
+            text: `UPDATE batches SET lease_owner = $1, lease_expires = ${NOW_MS} + $2
+                   WHERE id = $3 AND status IN ${INCOMPLETE}
+                     AND (lease_expires IS NULL OR lease_expires < ${NOW_MS} OR lease_owner = $1)
+                   RETURNING id`,
+            values: [lease.worker, lease.ttlMs, batchId],
+          }
+        : {
+            text: `UPDATE batches SET lease_owner = $1, lease_expires = ${NOW_MS} + $2
+                   WHERE id = (SELECT id FROM batches WHERE status IN ${INCOMPLETE} AND lease_expires < ${NOW_MS}
+                               ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+                   RETURNING id`,
+            values: [lease.worker, lease.ttlMs],
+          },
     ]);
     const id = r?.rows[0]?.id as string | undefined;
     return id === undefined ? undefined : this.batch(id);

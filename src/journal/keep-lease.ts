@@ -1,0 +1,28 @@
+import type { Journal, Lease } from './journal.js';
+
+/** How long a worker holds a batch between renewals, unless told otherwise (issue #17 §2). */
+export const DEFAULT_LEASE_MS = 30_000;
+
+/**
+ * Renews `lease` on a batch every third of its length while the batch runs (or waits for a
+ * person); returns the function that stops. A renewal that fails (the lease was lost, or the
+ * journal cannot be written) stops renewing: the worker's next `markRunning` is then refused, so it
+ * starts nothing more, and the batch is left to whoever takes it over.
+ */
+export function keepLease(journal: Journal, batchId: string, lease: Lease): () => void {
+  const timer = setInterval(
+    () => {
+      let held = false;
+      try {
+        held = journal.renewLease(batchId, lease);
+      } catch {
+        held = false;
+      }
+      if (!held) clearInterval(timer);
+    },
+    Math.max(10, Math.floor(lease.ttlMs / 3)),
+  );
+  // Renewing never keeps a process alive on its own: the batch's own work does.
+  timer.unref();
+  return () => clearInterval(timer);
+}
