@@ -10,12 +10,19 @@ import { type Grant, type GrantScope, type GrantStore, grantPrefix, MemoryGrantS
 import { errorResult } from './core/make-result.js';
 import type { PlannedCall } from './core/planned-call.js';
 import { ToolRegistry } from './core/registry.js';
-import type { GovernanceMode } from './core/tier.js';
+import { type GovernanceMode, isRepeatable } from './core/tier.js';
 import type { ToolCall } from './core/tool-call.js';
 import type { AnyToolDefinition } from './core/tool-definition.js';
 import type { ToolEventSink } from './core/tool-event.js';
 import type { ToolResult } from './core/tool-result.js';
-import type { BeginBatchOptions, Journal, Lease, ModeRecord, PlanEntry } from './journal/journal.js';
+import type {
+  BatchRecord,
+  BeginBatchOptions,
+  Journal,
+  Lease,
+  ModeRecord,
+  PlanEntry,
+} from './journal/journal.js';
 import { journalObserver, journalStatus, recordableAfter } from './journal/journal-observer.js';
 import { JournalRateCounter } from './journal/journal-rate-counter.js';
 import { JournalReadCache } from './journal/journal-read-cache.js';
@@ -552,6 +559,49 @@ export class Toolgate {
   }
 
   /**
+   * Finishes a batch this worker took over from one that died (claimExpiredBatch; issue #17 §2),
+   * under the rules recovery keeps. A committed result stays as it is. A call that was running when
+   * its worker died may have had its effect: with side effects its outcome is unknown and it is
+   * never run again; a read-only one runs again. A call that never started is planned again under
+   * today's policy (asking where it must) and runs. The batch is then complete.
+   */
+  async takeOver(record: BatchRecord, options: ExecuteBatchOptions = {}): Promise<ToolResult[]> {
+    const journal = this.journal;
+    if (!journal) throw new Error('taking a batch over needs the journal it is in');
+    if (this.#lease && record.lease?.worker !== this.#lease.worker)
+      throw new Error(`batch ${record.id} is not leased to this worker: claim it first (claimExpiredBatch)`);
+    const calls = record.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
+    await this.prepare(calls);
+    const recorded = new Set<number>();
+    const planned = this.plan(calls).map((p): PlannedCall => {
+      const before = record.calls[p.index];
+      if (before?.result) {
+        recorded.add(p.index);
+        return { ...p, disposition: { kind: 'resolved', result: before.result } };
+      }
+      if (before?.status === 'running' && !(p.tool && isRepeatable(p.tool.tier))) {
+        const message =
+          'outcome unknown: the worker running this call stopped before it finished; it was not run again (check its effects before retrying)';
+        return {
+          ...p,
+          disposition: {
+            kind: 'resolved',
+            result: errorResult(p.call.id, p.call.name, 'ExecutionFailed', message, 0, {
+              outcome: 'unknown',
+            }),
+          },
+        };
+      }
+      return p;
+    });
+    journal.replan(
+      record.id,
+      planEntries(planned.filter((p) => !recorded.has(p.index) && p.disposition.kind !== 'resolved')),
+    );
+    return await this.#run(planned, options, record.id, undefined, recorded);
+  }
+
+  /**
    * Read-only batches: run, then journal the whole batch in one commit before anyone sees a result
    * (no fsync: running them again after a crash is harmless). If the journal cannot record it,
    * the results are withheld: every result handed out is journaled.
@@ -612,12 +662,13 @@ export class Toolgate {
     options: ExecuteBatchOptions,
     batchId: string | undefined,
     tracing?: BatchTrace,
+    recorded?: ReadonlySet<number>,
   ): Promise<ToolResult[]> {
     const journal = batchId === undefined ? undefined : this.journal;
     const stopRenewing =
       journal && batchId !== undefined && this.#lease ? keepLease(journal, batchId, this.#lease) : undefined;
     try {
-      return await this.#runLeased(planned, options, batchId, journal, tracing);
+      return await this.#runLeased(planned, options, batchId, journal, tracing, recorded);
     } finally {
       stopRenewing?.();
     }
@@ -629,6 +680,7 @@ export class Toolgate {
     batchId: string | undefined,
     journal: Journal | undefined,
     tracing?: BatchTrace,
+    recorded?: ReadonlySet<number>,
   ): Promise<ToolResult[]> {
     const tools = this.config.tools;
     const asks = planned.some((p) => p.disposition.kind === 'needs_approval');
@@ -663,7 +715,7 @@ export class Toolgate {
     }
     const recorder =
       journal && batchId !== undefined
-        ? journalObserver(journal, batchId, options.observer, this.#lease)
+        ? journalObserver(journal, batchId, options.observer, this.#lease, recorded)
         : undefined;
     const observer = recorder ?? options.observer;
     const events = BatchEvents.for(tracing, this.#logger, {

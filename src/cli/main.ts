@@ -259,6 +259,20 @@ export function buildProgram(): Command {
     process.exitCode = await (await import('./mcp-command.js')).runMcp(opts);
   });
 
+  withSetup(
+    program
+      .command('worker')
+      .description(
+        'Take over and finish the batches whose worker died (their lease ran out), as long as it runs; several may share one journal.',
+      )
+      .option('--journal <file|url>', 'journal: a SQLite file or a postgres:// URL (default [journal] url)')
+      .addOption(approveOption().default('none'))
+      .option('--lease-seconds <n>', 'how long this worker holds a batch between renewals', '30')
+      .option('--once', 'take over what has expired now, then exit'),
+  ).action(async (opts) => {
+    process.exitCode = await (await import('./worker-command.js')).runWorker(opts, process.stdout);
+  });
+
   const modeCmd = program
     .command('mode')
     .description(

@@ -6,9 +6,13 @@ import type { Journal, Lease } from './journal.js';
 
 const DENIALS = new Set(['Denied', 'SandboxViolation', 'LimitExceeded']);
 
-/** How the journal files a call's result: refused at planning is `denied`, anything else `done`. */
-export function journalStatus(result: ToolResult, p: PlannedCall): 'done' | 'denied' {
+/**
+ * How the journal files a call's result: refused at planning is `denied`; a call whose worker died
+ * while it ran (settled by a takeover, `metadata.outcome = "unknown"`) is `unknown`; anything else `done`.
+ */
+export function journalStatus(result: ToolResult, p: PlannedCall): 'done' | 'denied' | 'unknown' {
   const preResolved = p.disposition.kind === 'resolved';
+  if (preResolved && result.metadata?.outcome === 'unknown') return 'unknown';
   return preResolved && result.error && DENIALS.has(result.error.type) ? 'denied' : 'done';
 }
 
@@ -36,6 +40,8 @@ export function journalObserver(
   batchId: string,
   next?: BatchObserver,
   lease?: Lease,
+  /** Calls whose result the journal already holds (a batch taken over): not recorded again. */
+  recorded?: ReadonlySet<number>,
 ): BatchObserver & { readonly halted: boolean } {
   let halted = false;
   return {
@@ -59,7 +65,7 @@ export function journalObserver(
       return after ? flushed.then(() => after(p)) : flushed;
     },
     onCallResult(result: ToolResult, p: PlannedCall) {
-      journal.recordResult(batchId, p.index, result, journalStatus(result, p));
+      if (!recorded?.has(p.index)) journal.recordResult(batchId, p.index, result, journalStatus(result, p));
       return next?.onCallResult?.(result, p);
     },
   };

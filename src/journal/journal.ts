@@ -153,7 +153,12 @@ export interface Journal {
    */
   claimExpiredBatch(lease: Lease, batchId?: string): BatchRecord | undefined;
   /** One result per call (and a `tool` message), committed before the next call starts. */
-  recordResult(batchId: string, index: number, result: ToolResult, status?: 'done' | 'denied'): void;
+  recordResult(
+    batchId: string,
+    index: number,
+    result: ToolResult,
+    status?: 'done' | 'denied' | 'unknown',
+  ): void;
   finishBatch(batchId: string): void;
   /**
    * Resolves once everything committed before the call is on disk (power-loss durable). Callers
@@ -218,7 +223,7 @@ export interface Journal {
 /** One call of a batch recorded after it ran (`recordFinishedBatch`), in call order. */
 export interface FinishedCall {
   result: ToolResult;
-  status: 'done' | 'denied';
+  status: 'done' | 'denied' | 'unknown';
   /** When it started (absent: it never started, e.g. refused at planning). */
   startedAt?: number;
   finishedAt: number;

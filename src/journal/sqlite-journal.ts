@@ -544,7 +544,12 @@ export class SqliteJournal implements Journal {
     return id === undefined ? undefined : this.batch(id);
   }
 
-  recordResult(batchId: string, index: number, result: ToolResult, status: 'done' | 'denied' = 'done'): void {
+  recordResult(
+    batchId: string,
+    index: number,
+    result: ToolResult,
+    status: 'done' | 'denied' | 'unknown' = 'done',
+  ): void {
     this.#write(() => {
       const json = JSON.stringify(result);
       this.#stmt.setResult.run(status, json, Date.now(), batchId, index);

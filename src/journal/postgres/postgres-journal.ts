@@ -407,7 +407,12 @@ export class PostgresJournal implements Journal {
       ?.session_id;
   }
 
-  recordResult(batchId: string, index: number, result: ToolResult, status: 'done' | 'denied' = 'done'): void {
+  recordResult(
+    batchId: string,
+    index: number,
+    result: ToolResult,
+    status: 'done' | 'denied' | 'unknown' = 'done',
+  ): void {
     const json = JSON.stringify(result);
     const session = this.#sessionOfBatch(batchId);
     this.#write([

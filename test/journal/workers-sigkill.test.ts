@@ -1,0 +1,91 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
+import { type PgServer, startPostgres } from '../helpers/postgres.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+/**
+ * Issue #17 §2: three workers on one PostgreSQL journal, killed (SIGKILL) at random moments while
+ * batches flow and started again; the batches of a dead worker are taken over when its lease runs
+ * out. Afterwards every batch is settled exactly once, no call ran twice (each side effect appends
+ * its call id to a counter file), and nothing is lost: every call that ran is journaled.
+ */
+const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lease-worker.mjs');
+let server: PgServer;
+beforeAll(() => {
+  server = startPostgres();
+}, 60_000);
+afterAll(() => server?.stop());
+
+describe('workers and leases under SIGKILL (issue #17 §2)', () => {
+  it('3 workers, 24 SIGKILLs: every batch settled once, no side effect twice, nothing lost', async () => {
+    const url = server.createDatabase();
+    const dir = makeTempDir('toolgate-workers-');
+    const counter = path.join(dir, 'counter.txt');
+    const start = () =>
+      spawn(process.execPath, [WORKER, url, counter], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const workers: ChildProcess[] = [start(), start(), start()];
+    const errors: string[] = [];
+    for (const w of workers) w.stderr?.on('data', (d: Buffer) => errors.push(d.toString()));
+    await new Promise((r) => setTimeout(r, 1500)); // all three running batches
+    for (let kill = 0; kill < 24; kill++) {
+      await new Promise((r) => setTimeout(r, 80 + Math.floor(Math.random() * 250)));
+      const i = Math.floor(Math.random() * workers.length);
+      workers[i]?.kill('SIGKILL');
+      const next = start();
+      next.stderr?.on('data', (d: Buffer) => errors.push(d.toString()));
+      workers[i] = next;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    for (const w of workers) w.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 600)); // every lease runs out
+    const drain = spawnSync(process.execPath, [WORKER, url, counter, 'drain'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(drain.stderr).toBe('');
+    expect(drain.status).toBe(0);
+    expect(errors.join('')).toBe(''); // a worker never failed on its own, only by being killed
+
+    const journal = PostgresJournal.open(url);
+    try {
+      expect(journal.incompleteBatches()).toEqual([]);
+      const ran = existsSync(counter) ? readFileSync(counter, 'utf8').trim().split('\n') : [];
+      const times = new Map<string, number>();
+      for (const id of ran) times.set(id, (times.get(id) ?? 0) + 1);
+      const twice = [...times].filter(([, n]) => n > 1);
+      expect(twice).toEqual([]); // no side effect twice
+      const calls = [...journal.exportCalls(0)];
+      const batches = new Set(calls.map((c) => c.batch));
+      expect(batches.size).toBeGreaterThan(20);
+      const statuses = new Map<string, number>();
+      for (const c of calls) statuses.set(c.status, (statuses.get(c.status) ?? 0) + 1);
+      // Every call settled: done, or unknown where its worker died while it ran.
+      expect([...statuses.keys()].every((s) => s === 'done' || s === 'unknown')).toBe(true);
+      for (const c of calls.filter((c) => c.tool === 'count')) {
+        const n = times.get(c.callId) ?? 0;
+        if (c.status === 'done')
+          expect(n).toBe(1); // it ran, exactly once
+        else expect(n).toBeLessThanOrEqual(1); // unknown: it may have run, never twice
+      }
+      // Settled once: each call's result reached its session's conversation exactly once.
+      for (const session of new Set(calls.map((c) => c.session))) {
+        const told = new Map<string, number>();
+        for (const m of journal.messages(session))
+          if (m.role === 'tool' && m.callId) told.set(m.callId, (told.get(m.callId) ?? 0) + 1);
+        for (const c of calls.filter((c) => c.session === session)) expect(told.get(c.callId)).toBe(1);
+      }
+      // Nothing lost: every side effect that happened belongs to a journaled call.
+      const journaled = new Set(calls.map((c) => c.callId));
+      expect(ran.filter((id) => !journaled.has(id))).toEqual([]);
+      console.log(
+        `workers: ${batches.size} batches, ${calls.length} calls, statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+      );
+    } finally {
+      journal.close();
+    }
+  }, 120_000);
+});
