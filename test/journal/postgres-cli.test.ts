@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
@@ -61,6 +61,33 @@ describe('toolgate on a PostgreSQL journal', () => {
     expect(refused.status).toBe(2);
     expect(refused.stderr).toMatch(/without a password: put the password in PGPASSWORD/);
     expect(refused.stderr).not.toContain('hunter2');
+  });
+
+  it('toolgate worker --once takes over a batch whose worker died (its lease ran out) and finishes it', async () => {
+    const url = server.createDatabase();
+    const root = makeTempDir('toolgate-pg-worker-');
+    // A worker that recorded a batch and died before running it: its lease runs out.
+    const dead = PostgresJournal.open(url);
+    const id = dead.beginBatch(
+      's-dead',
+      [{ id: 'w1', name: 'write_file', arguments: { path: 'made.txt', content: 'by the second worker\n' } }],
+      {
+        lease: { worker: 'dead-worker', ttlMs: 50 },
+      },
+    );
+    dead.close();
+    await new Promise((r) => setTimeout(r, 150));
+    const worker = runCli(['worker', '--once', '--approve', 'all', '--root', root, '--journal', url]);
+    expect(worker.stderr).toBe('');
+    expect(worker.stdout).toMatch(new RegExp(`took over batch ${id} \\(session s-dead\\): 1 calls, 1 ok`));
+    expect(worker.stdout).toMatch(/1 batch taken over/);
+    expect(readFileSync(path.join(root, 'made.txt'), 'utf8')).toBe('by the second worker\n');
+    const journal = PostgresJournal.open(url);
+    try {
+      expect(journal.batch(id)).toMatchObject({ status: 'complete', calls: [{ id: 'w1', status: 'done' }] });
+    } finally {
+      journal.close();
+    }
   });
 
   it('a server that cannot be reached stops the command before anything runs (exit 2), naming the URL without its password', () => {
