@@ -311,9 +311,11 @@ export class Toolgate {
     planned: PlannedCall[],
     options: ExecuteBatchOptions,
     tracing: BatchTrace | undefined,
+    batchId?: string,
   ): Promise<PlannedCall[]> {
     const ask = () =>
       approveBatch(planned, options.approver ?? this.#approver, {
+        context: { session: this.session, ...(batchId !== undefined ? { batchId } : {}) },
         timeoutMs: this.config.tools.approval.timeout_seconds * 1000,
         remember: (p, scope) => this.#remember(p, scope),
         allowHint: (request) => hintForAsk(request, this.configWhere),
@@ -695,7 +697,7 @@ export class Toolgate {
       }
     }
     // Nothing to ask: no detour through the approver (and no extra turn of the event loop).
-    const approved = asks ? await this.#approve(planned, options, tracing) : planned;
+    const approved = asks ? await this.#approve(planned, options, tracing, batchId) : planned;
     if (journal && batchId !== undefined) {
       try {
         const yes = approved.filter(

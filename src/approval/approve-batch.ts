@@ -1,4 +1,9 @@
-import type { ApprovalDecision, Approver, ConfirmationRequest } from '../core/confirmation.js';
+import type {
+  ApprovalContext,
+  ApprovalDecision,
+  Approver,
+  ConfirmationRequest,
+} from '../core/confirmation.js';
 import { denialMetadata } from '../core/denial.js';
 import type { GrantScope } from '../core/grant.js';
 import { errorResult } from '../core/make-result.js';
@@ -19,6 +24,7 @@ export async function approveBatch(
     remember?: (planned: PlannedCall, scope: Exclude<GrantScope, 'once'>) => void;
     /** The config line that would let a call run without asking (named in its denial). */
     allowHint?: (request: ConfirmationRequest) => string | undefined;
+    context?: ApprovalContext;
   },
 ): Promise<PlannedCall[]> {
   const requests: ConfirmationRequest[] = [];
@@ -83,7 +89,7 @@ function approvedIds(decision: ApprovalDecision, requests: readonly Confirmation
 async function decideWithTimeout(
   approver: Approver,
   requests: readonly ConfirmationRequest[],
-  options: { signal?: AbortSignal; timeoutMs: number },
+  options: { signal?: AbortSignal; timeoutMs: number; context?: ApprovalContext },
 ): Promise<ApprovalDecision> {
   const controller = new AbortController();
   const onAbort = () => controller.abort();
@@ -106,7 +112,7 @@ async function decideWithTimeout(
         },
       );
     });
-    const answer = approver(requests, controller.signal).then(
+    const answer = approver(requests, controller.signal, options.context).then(
       (decision) => decision ?? { kind: 'deny_all', reason: 'the approver gave no answer' },
       () => ({ kind: 'deny_all' as const, reason: 'the approval prompt failed' }),
     );

@@ -35,7 +35,14 @@ export type ApprovalDecision =
 export type Approver = (
   requests: readonly ConfirmationRequest[],
   signal: AbortSignal,
+  context?: ApprovalContext,
 ) => Promise<ApprovalDecision>;
+
+/** Where the confirmations come from: the journaled batch they belong to, when there is one. */
+export interface ApprovalContext {
+  batchId?: string;
+  session?: string;
+}
 
 export const approveAll: Approver = async () => ({ kind: 'approve_all' });
 /** Denies every confirmation, saying why nobody could approve it. */

@@ -5,6 +5,7 @@ import type { GovernanceMode } from '../core/tier.js';
 import type { ToolCall } from '../core/tool-call.js';
 import type { ToolResult } from '../core/tool-result.js';
 import {
+  type ApprovalAnswer,
   type BatchRecord,
   type BatchStatus,
   type CallRecord,
@@ -12,6 +13,7 @@ import {
   type ExportedCall,
   JournalError,
   type ModeRecord,
+  type PendingApproval,
   type PlanEntry,
 } from './journal.js';
 
@@ -202,3 +204,52 @@ export function leaseLost(batchId: string, worker: string): JournalError {
     `worker ${worker} no longer holds the lease on batch ${batchId} (it expired and another worker took the batch over): the call was not started`,
   );
 }
+
+export type AnswerRow = {
+  batch_id: string;
+  call_index: number;
+  approved: number | boolean;
+  scope: string | null;
+  reason: string | null;
+  preview: string;
+  answered_by: string;
+  answered_at: number;
+};
+
+export function approvalAnswer(r: AnswerRow): ApprovalAnswer {
+  return {
+    batchId: r.batch_id,
+    index: r.call_index,
+    approved: r.approved === true || r.approved === 1,
+    ...(r.scope === 'session' || r.scope === 'project' ? { scope: r.scope } : {}),
+    ...(r.reason ? { reason: r.reason } : {}),
+    preview: r.preview,
+    by: r.answered_by,
+    at: r.answered_at,
+  };
+}
+
+export type PendingRow = {
+  batch_id: string;
+  call_index: number;
+  session_id: string;
+  created_at: number;
+  approval: string;
+};
+
+export function pendingApproval(r: PendingRow): PendingApproval {
+  return {
+    batchId: r.batch_id,
+    index: r.call_index,
+    session: r.session_id,
+    requestedAt: r.created_at,
+    request: JSON.parse(r.approval) as ConfirmationRequest,
+  };
+}
+
+/** The unanswered calls waiting for a person, oldest first (the same SQL on both stores). */
+export const PENDING_APPROVALS_SQL = `SELECT c.batch_id, c.call_index, b.session_id, b.created_at, c.approval
+  FROM calls c JOIN batches b ON b.id = c.batch_id
+  WHERE b.status = 'awaiting_approval' AND c.status = 'awaiting_approval' AND c.approval IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM approval_answers a WHERE a.batch_id = c.batch_id AND a.call_index = c.call_index)
+  ORDER BY b.created_at, c.batch_id, c.call_index`;

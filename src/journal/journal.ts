@@ -152,6 +152,24 @@ export interface Journal {
    * worker's (a person resuming one batch).
    */
   claimExpiredBatch(lease: Lease, batchId?: string): BatchRecord | undefined;
+  /**
+   * Issue #17 §3. The calls waiting for a person that nobody has answered yet, oldest first: each
+   * with the confirmation request (the preview) it was asked with.
+   */
+  pendingApprovals(): PendingApproval[];
+  /**
+   * Records a person's answer to one waiting call, from any process. The first answer wins: false
+   * when the call is not waiting (answered, or its batch moved on). On PostgreSQL the waiting
+   * worker is woken (NOTIFY) by the same commit.
+   */
+  answerApproval(answer: Omit<ApprovalAnswer, 'at'>): boolean;
+  /** The answers recorded for one batch's calls. */
+  approvalAnswers(batchId: string): ApprovalAnswer[];
+  /**
+   * Resolves when answers may have changed: on PostgreSQL when one is committed (LISTEN), else
+   * after `waitMs` (the caller backs off); at once when `signal` aborts.
+   */
+  approvalsChanged(signal: AbortSignal, waitMs: number): Promise<void>;
   /** One result per call (and a `tool` message), committed before the next call starts. */
   recordResult(
     batchId: string,
@@ -218,6 +236,31 @@ export interface Journal {
   discardBatch(batchId: string): ToolResult[];
 
   close(): void;
+}
+
+/** A call waiting for a person (issue #17 §3). */
+export interface PendingApproval {
+  batchId: string;
+  index: number;
+  session: string;
+  /** When its batch was recorded (ms since the epoch). */
+  requestedAt: number;
+  request: ConfirmationRequest;
+}
+
+/** A person's answer to a waiting call, bound to the preview they saw (previewHash). */
+export interface ApprovalAnswer {
+  batchId: string;
+  index: number;
+  approved: boolean;
+  /** With an approval: remember it for the session or the project ("always"). */
+  scope?: 'session' | 'project';
+  reason?: string;
+  /** previewHash of the request the person was shown. */
+  preview: string;
+  /** Who answered (login and host), for the audit trail. */
+  by: string;
+  at: number;
 }
 
 /** One call of a batch recorded after it ran (`recordFinishedBatch`), in call order. */

@@ -110,6 +110,20 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE batches ADD COLUMN lease_owner TEXT;
   ALTER TABLE batches ADD COLUMN lease_expires INTEGER;
   `,
+  // Approvals from anywhere (issue #17 §3): a person's answer to a waiting call, bound to its preview.
+  `
+  CREATE TABLE approval_answers (
+    batch_id TEXT NOT NULL,
+    call_index INTEGER NOT NULL,
+    approved INTEGER NOT NULL,
+    scope TEXT,
+    reason TEXT,
+    preview TEXT NOT NULL,
+    answered_by TEXT NOT NULL,
+    answered_at INTEGER NOT NULL,
+    PRIMARY KEY (batch_id, call_index)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

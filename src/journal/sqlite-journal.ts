@@ -11,6 +11,7 @@ import type { ToolResult } from '../core/tool-result.js';
 import type { ReadRecord } from '../tools/fs/read-cache.js';
 import type { Todo } from '../tools/todos/todo-store.js';
 import {
+  type ApprovalAnswer,
   type BatchRecord,
   type BatchSummary,
   type BeginBatchOptions,
@@ -22,9 +23,12 @@ import {
   type Lease,
   type MessageRecord,
   type ModeRecord,
+  type PendingApproval,
   type PlanEntry,
 } from './journal.js';
 import {
+  type AnswerRow,
+  approvalAnswer,
   type BatchRow,
   batchRecord,
   type CallRow,
@@ -38,6 +42,9 @@ import {
   leaseLost,
   type ModeRow,
   modeRecord,
+  PENDING_APPROVALS_SQL,
+  type PendingRow,
+  pendingApproval,
   readKey,
   resumeSettlement,
   type Settlement,
@@ -231,6 +238,17 @@ export class SqliteJournal implements Journal {
            AND status IN ('open', 'awaiting_approval')
            AND (lease_expires IS NULL OR lease_expires < @now OR lease_owner = @worker)`,
       ),
+      pendingApprovals: db.prepare(PENDING_APPROVALS_SQL),
+      answerApproval: db.prepare(
+        `INSERT INTO approval_answers (batch_id, call_index, approved, scope, reason, preview, answered_by, answered_at)
+         SELECT @batch, @index, @approved, @scope, @reason, @preview, @by, @at
+         WHERE EXISTS (SELECT 1 FROM calls c JOIN batches b ON b.id = c.batch_id
+                       WHERE c.batch_id = @batch AND c.call_index = @index
+                         AND c.status = 'awaiting_approval' AND b.status = 'awaiting_approval')
+         ON CONFLICT (batch_id, call_index) DO NOTHING`,
+      ),
+      approvalAnswers: db.prepare('SELECT * FROM approval_answers WHERE batch_id = ? ORDER BY call_index'),
+      pruneAnswers: db.prepare('DELETE FROM approval_answers WHERE batch_id NOT IN (SELECT id FROM batches)'),
       expiredLease: db
         .prepare(
           `SELECT id FROM batches WHERE status IN ('open', 'awaiting_approval') AND lease_expires IS NOT NULL
@@ -523,6 +541,45 @@ export class SqliteJournal implements Journal {
     if (changed === 0) throw leaseLost(batchId, lease.worker);
   }
 
+  pendingApprovals(): PendingApproval[] {
+    return (this.#stmt.pendingApprovals.all() as PendingRow[]).map(pendingApproval);
+  }
+
+  answerApproval(answer: Omit<ApprovalAnswer, 'at'>): boolean {
+    const changes = this.#write(
+      () =>
+        this.#stmt.answerApproval.run({
+          batch: answer.batchId,
+          index: answer.index,
+          approved: answer.approved ? 1 : 0,
+          scope: answer.scope ?? null,
+          reason: answer.reason ?? null,
+          preview: answer.preview,
+          by: answer.by,
+          at: Date.now(),
+        }).changes,
+    );
+    return changes > 0;
+  }
+
+  approvalAnswers(batchId: string): ApprovalAnswer[] {
+    return (this.#stmt.approvalAnswers.all(batchId) as AnswerRow[]).map(approvalAnswer);
+  }
+
+  /** SQLite has no notifications: the caller looks again after `waitMs` (and backs off). */
+  approvalsChanged(signal: AbortSignal, waitMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, waitMs);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
   renewLease(batchId: string, lease: Lease): boolean {
     const now = Date.now();
     return this.#write(() => this.#stmt.renewLease.run(now + lease.ttlMs, batchId, lease.worker).changes) > 0;
@@ -634,6 +691,7 @@ export class SqliteJournal implements Journal {
         batches += this.#stmt.pruneBatch.run(id).changes;
       }
       const messages = this.#stmt.pruneMessages.run(before).changes;
+      this.#stmt.pruneAnswers.run();
       return { batches, calls, messages };
     });
   }

@@ -97,6 +97,51 @@ export function journalConformance(
       expect(journal.claimExpiredBatch(w, bare)).toBeUndefined(); // complete
     });
 
+    it('approvals from anywhere (issue #17 §3): a waiting call is listed with its preview; the first answer from any connection wins; answers are kept with who and which preview', async () => {
+      const { journal, reopen } = make();
+      const other = reopen();
+      const request = {
+        callId: 'c1',
+        toolName: 'write_file',
+        summary: 'Create f1',
+        risk: 'medium' as const,
+        locations: [{ path: 'f1', access: 'write' as const }],
+        reason: 'side effects',
+        rule: 'tools.approval',
+      };
+      const id = journal.beginBatch('S', calls(2), { plan: [{ index: 1, approval: request }] });
+      const [pending] = other.pendingApprovals();
+      expect(pending).toMatchObject({ batchId: id, index: 1, session: 'S', request });
+      const answer = {
+        batchId: id,
+        index: 1,
+        approved: true,
+        scope: 'session' as const,
+        preview: 'h1',
+        by: 'ana@host',
+      };
+      expect(other.answerApproval({ ...answer, index: 0 })).toBe(false); // call 0 is not waiting
+      const waiting = journal.approvalsChanged(new AbortController().signal, 300);
+      expect(other.answerApproval(answer)).toBe(true);
+      await waiting;
+      expect(journal.answerApproval({ ...answer, approved: false, by: 'bob@host' })).toBe(false); // first wins
+      expect(journal.pendingApprovals()).toEqual([]);
+      expect(journal.approvalAnswers(id)).toEqual([
+        {
+          batchId: id,
+          index: 1,
+          approved: true,
+          scope: 'session',
+          preview: 'h1',
+          by: 'ana@host',
+          at: expect.any(Number),
+        },
+      ]);
+      const aborted = new AbortController();
+      aborted.abort();
+      await journal.approvalsChanged(aborted.signal, 60_000); // at once
+    });
+
     it('refusals are counted by time, for every connection; entries older than a day go', () => {
       const { journal, reopen } = make();
       const now = Date.now();

@@ -98,6 +98,32 @@ describe('PostgresJournal', () => {
     }
   });
 
+  it('a worker waiting for an answer wakes when another connection commits one (LISTEN/NOTIFY), not at its next look', async () => {
+    const { journal, reopen } = postgres();
+    const other = reopen();
+    const request = {
+      callId: 'c0',
+      toolName: 't',
+      summary: 's',
+      risk: 'medium' as const,
+      locations: [],
+      reason: 'r',
+      rule: 'x',
+    };
+    const id = journal.beginBatch('S', [{ id: 'c0', name: 't', arguments: {} }], {
+      plan: [{ index: 0, approval: request }],
+    });
+    await journal.approvalsChanged(AbortSignal.timeout(1), 1); // the LISTEN connection is made
+    const started = Date.now();
+    const waiting = journal.approvalsChanged(new AbortController().signal, 30_000);
+    setTimeout(
+      () => other.answerApproval({ batchId: id, index: 0, approved: true, preview: 'p', by: 'x' }),
+      50,
+    );
+    await waiting;
+    expect(Date.now() - started).toBeLessThan(5_000); // woken by the NOTIFY, not the 30 s fallback
+  });
+
   it('two connections appending to one session get consecutive message numbers, none lost', () => {
     const { journal, reopen } = postgres();
     const other = reopen();

@@ -91,6 +91,20 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE batches ADD COLUMN lease_owner TEXT, ADD COLUMN lease_expires BIGINT;
   CREATE INDEX batches_lease ON batches(lease_expires) WHERE status IN ('open', 'awaiting_approval');
   `,
+  // Approvals from anywhere (issue #17 §3): a person's answer to a waiting call, bound to its preview.
+  `
+  CREATE TABLE approval_answers (
+    batch_id TEXT NOT NULL,
+    call_index INTEGER NOT NULL,
+    approved BOOLEAN NOT NULL,
+    scope TEXT,
+    reason TEXT,
+    preview TEXT NOT NULL,
+    answered_by TEXT NOT NULL,
+    answered_at BIGINT NOT NULL,
+    PRIMARY KEY (batch_id, call_index)
+  );
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

@@ -8,6 +8,7 @@ import type { ToolResult } from '../../core/tool-result.js';
 import type { ReadRecord } from '../../tools/fs/read-cache.js';
 import type { Todo } from '../../tools/todos/todo-store.js';
 import {
+  type ApprovalAnswer,
   type BatchRecord,
   type BatchSummary,
   type BeginBatchOptions,
@@ -19,9 +20,12 @@ import {
   type Lease,
   type MessageRecord,
   type ModeRecord,
+  type PendingApproval,
   type PlanEntry,
 } from '../journal.js';
 import {
+  type AnswerRow,
+  approvalAnswer,
   type BatchRow,
   batchRecord,
   type CallRow,
@@ -35,6 +39,9 @@ import {
   leaseLost,
   type ModeRow,
   modeRecord,
+  PENDING_APPROVALS_SQL,
+  type PendingRow,
+  pendingApproval,
   readKey,
   resumeSettlement,
   type Settlement,
@@ -44,11 +51,16 @@ import { thisProcess } from '../process-identity.js';
 import { migratePg, PG_SCHEMA_VERSION } from './pg-schema.js';
 import { PgError, type PgStatement, SyncPg } from './sync-pg.js';
 
+/** The connection that LISTENs for answers, and who waits for one. */
+type Listener = { client: import('pg').Client; waiters: Set<() => void> };
+
 /** Namespace of the per-session advisory locks that order message appends across processes. */
 const MESSAGE_LOCK = 7_461_002;
 const INCOMPLETE = "('open', 'awaiting_approval')";
 /** The server's clock in ms: leases are judged by one clock, whichever machine a worker is on. */
 const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+/** The channel an answer to a waiting call is announced on (NOTIFY), so the waiting worker wakes. */
+const APPROVALS_CHANNEL = 'toolgate_approvals';
 /** Rows per page when exporting: memory stays bounded whatever the journal holds. */
 const EXPORT_PAGE = 1000;
 
@@ -106,9 +118,15 @@ export class PostgresJournal implements Journal {
   readonly #sessionOf = new Map<string, string | undefined>();
   readonly #pendingReads = new Map<string, { session: string; path: string; record: ReadRecord | null }>();
 
-  private constructor(location: string, pg: SyncPg) {
+  /** The URL as given (with any password): only for the connection that listens for answers. */
+  readonly #url: string;
+  /** The LISTEN connection (asynchronous, on this thread), made when someone first waits. */
+  #listener: Promise<Listener> | undefined;
+
+  private constructor(location: string, pg: SyncPg, url: string) {
     this.location = location;
     this.#pg = pg;
+    this.#url = url;
   }
 
   static open(url: string, options: { timeoutMs?: number } = {}): PostgresJournal {
@@ -118,7 +136,7 @@ export class PostgresJournal implements Journal {
       pg = SyncPg.connect(url, options.timeoutMs);
       migratePg(pg);
       pg.query('SELECT count(*) FROM batches');
-      return new PostgresJournal(where, pg);
+      return new PostgresJournal(where, pg, url);
     } catch (error) {
       pg?.close();
       throw explainPgError(error, where);
@@ -368,6 +386,93 @@ export class PostgresJournal implements Journal {
     if (lease && r?.rowCount === 0) throw leaseLost(batchId, lease.worker);
   }
 
+  pendingApprovals(): PendingApproval[] {
+    return this.#query<PendingRow>(PENDING_APPROVALS_SQL).map(pendingApproval);
+  }
+
+  answerApproval(answer: Omit<ApprovalAnswer, 'at'>): boolean {
+    const [r] = this.#write([
+      {
+        text: `WITH answered AS (
+                 INSERT INTO approval_answers (batch_id, call_index, approved, scope, reason, preview, answered_by, answered_at)
+                 SELECT $1, $2, $3, $4, $5, $6, $7, $8
+                 WHERE EXISTS (SELECT 1 FROM calls c JOIN batches b ON b.id = c.batch_id
+                               WHERE c.batch_id = $1 AND c.call_index = $2
+                                 AND c.status = 'awaiting_approval' AND b.status = 'awaiting_approval')
+                 ON CONFLICT (batch_id, call_index) DO NOTHING
+                 RETURNING batch_id)
+               SELECT pg_notify('${APPROVALS_CHANNEL}', batch_id) FROM answered`,
+        values: [
+          answer.batchId,
+          answer.index,
+          answer.approved,
+          answer.scope ?? null,
+          answer.reason ?? null,
+          answer.preview,
+          answer.by,
+          Date.now(),
+        ],
+      },
+    ]);
+    return (r?.rowCount ?? 0) > 0;
+  }
+
+  approvalAnswers(batchId: string): ApprovalAnswer[] {
+    return this.#query<AnswerRow>('SELECT * FROM approval_answers WHERE batch_id = $1 ORDER BY call_index', [
+      batchId,
+    ]).map(approvalAnswer);
+  }
+
+  /**
+   * Resolves when an answer is committed anywhere (LISTEN on a connection of its own, kept for the
+   * journal's life), after `waitMs` at most (a notification lost with a dropped connection is then
+   * only late), or when `signal` aborts.
+   */
+  async approvalsChanged(signal: AbortSignal, waitMs: number): Promise<void> {
+    // Without a LISTEN connection the caller still looks again after waitMs.
+    const waiters = await this.#listen().then(
+      (l) => l.waiters,
+      () => undefined,
+    );
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        waiters?.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, waiters ? Math.max(waitMs, 1000) : waitMs);
+      signal.addEventListener('abort', done, { once: true });
+      waiters?.add(done);
+    });
+  }
+
+  #listen(): Promise<Listener> {
+    this.#listener ??= (async () => {
+      const pg = (await import('pg')).default;
+      const client = new pg.Client({ connectionString: this.#url, application_name: 'toolgate-listen' });
+      const waiters = new Set<() => void>();
+      client.on('notification', () => {
+        for (const wake of [...waiters]) wake();
+      });
+      client.on('error', () => {
+        this.#listener = undefined; // made again by the next waiter
+      });
+      await client.connect();
+      await client.query(`LISTEN ${APPROVALS_CHANNEL}`);
+      // Listening never keeps the process alive on its own.
+      (
+        client as unknown as { connection?: { stream?: { unref?: () => void } } }
+      ).connection?.stream?.unref?.();
+      return { client, waiters };
+    })();
+    this.#listener.catch(() => {
+      this.#listener = undefined;
+    });
+    return this.#listener;
+  }
+
   renewLease(batchId: string, lease: Lease): boolean {
     const [r] = this.#write([
       {
@@ -496,6 +601,7 @@ export class PostgresJournal implements Journal {
                  (SELECT id FROM batches WHERE status IN ${INCOMPLETE}))`,
         values: [before],
       },
+      { text: 'DELETE FROM approval_answers WHERE batch_id NOT IN (SELECT id FROM batches)' },
     ]);
     const row = counts?.rows[0] as { calls: number; batches: number } | undefined;
     return { batches: row?.batches ?? 0, calls: row?.calls ?? 0, messages: messages?.rowCount ?? 0 };
@@ -732,5 +838,10 @@ export class PostgresJournal implements Journal {
       // A journal that cannot write any more: the calls' results could not be recorded either.
     }
     this.#pg.close();
+    void this.#listener?.then(
+      ({ client }) => client.end().catch(() => {}),
+      () => {},
+    );
+    this.#listener = undefined;
   }
 }
