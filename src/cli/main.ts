@@ -9,11 +9,10 @@ import { CLI_VERSION } from './version.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const approveOption = () =>
-  new Option('--approve <how>', 'answer confirmations: ask (on the terminal), all, or none').choices([
-    'ask',
-    'all',
-    'none',
-  ]);
+  new Option(
+    '--approve <how>',
+    'answer confirmations: ask (on the terminal), all, none, or remote (wait for `toolgate approvals` from anywhere)',
+  ).choices(['ask', 'all', 'none', 'remote']);
 
 /**
  * The options `run` and `chat` share for choosing the model. Declared here, not beside their
@@ -236,6 +235,12 @@ export function buildProgram(): Command {
         '--session-idle <seconds>',
         'with --http: close a client session unused this long, with no call running (default 1800)',
       )
+      .addOption(
+        new Option(
+          '--approve <how>',
+          'remote: answer confirmations with `toolgate approvals` from anywhere, not through the client',
+        ).choices(['remote']),
+      )
       .option('--session <id>', 'conversation identity (read cache and journal rows)')
       .option(
         '--journal <file|url>',
@@ -271,6 +276,56 @@ export function buildProgram(): Command {
       .option('--once', 'take over what has expired now, then exit'),
   ).action(async (opts) => {
     process.exitCode = await (await import('./worker-command.js')).runWorker(opts, process.stdout);
+  });
+
+  const approvalsCmd = program
+    .command('approvals')
+    .description(
+      'Calls waiting for a person, from any process on this journal (those run with --approve remote wait for these answers).',
+    );
+  const journalOption = '--journal <file|url>';
+  const journalHelp = 'journal: a SQLite file or a postgres:// URL (default [journal] url)';
+  withSetup(
+    approvalsCmd
+      .command('list')
+      .description('Every call waiting for an answer, oldest first.')
+      .option(journalOption, journalHelp)
+      .option('--json', 'print [{id, tool, summary, session, requested_at}]'),
+  ).action(async (opts) => {
+    process.exitCode = (await import('./approvals-command.js')).runApprovalsList(opts, process.stdout);
+  });
+  withSetup(
+    approvalsCmd
+      .command('show')
+      .description(
+        'The whole preview of one waiting call (the command, the diff, what it touches) and its hash.',
+      )
+      .argument('<id>', 'BATCH.N, as `approvals list` shows it (the batch id may be shortened)')
+      .option(journalOption, journalHelp),
+  ).action(async (id: string, opts) => {
+    process.exitCode = (await import('./approvals-command.js')).runApprovalsShow(id, opts, process.stdout);
+  });
+  withSetup(
+    approvalsCmd
+      .command('approve')
+      .description('Let one waiting call run.')
+      .argument('<id>', 'BATCH.N')
+      .option('--always <scope>', 'and remember it: session or project')
+      .option('--preview <hash>', 'only if the call is still the one shown with this preview hash')
+      .option(journalOption, journalHelp),
+  ).action(async (id: string, opts) => {
+    process.exitCode = (await import('./approvals-command.js')).runApprovalsApprove(id, opts, process.stdout);
+  });
+  withSetup(
+    approvalsCmd
+      .command('deny')
+      .description('Refuse one waiting call; the model is told the reason.')
+      .argument('<id>', 'BATCH.N')
+      .requiredOption('--reason <text>', 'why (the model reads it)')
+      .option('--preview <hash>', 'only if the call is still the one shown with this preview hash')
+      .option(journalOption, journalHelp),
+  ).action(async (id: string, opts) => {
+    process.exitCode = (await import('./approvals-command.js')).runApprovalsDeny(id, opts, process.stdout);
   });
 
   const modeCmd = program

@@ -2,7 +2,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Journal } from '../journal/journal.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
 import { createToolgate } from '../toolgate.js';
-import { knownToolNamesOnly } from './open-gate.js';
+import { approverFor, knownToolNamesOnly } from './open-gate.js';
 import { journalPath, openJournalOrStop } from './open-journal.js';
 import { openLogger } from './open-logger.js';
 import { resolveSetup, type Setup } from './resolve-setup.js';
@@ -21,6 +21,7 @@ export interface McpOptions {
   http?: string;
   maxBody?: string;
   sessionIdle?: string;
+  approve?: string;
 }
 
 /**
@@ -60,6 +61,7 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
     ...(journal ? { journal } : {}),
     ...(options.user ? { user: options.user } : {}),
     ...(log ? { logger: log.logger } : {}),
+    ...(options.approve === 'remote' ? { approver: approverFor('remote', journal).approver } : {}),
   };
   if (!options.http) {
     const { server, idle, gate } = createMcpServer({

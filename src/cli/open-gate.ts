@@ -1,3 +1,4 @@
+import { remoteApprover } from '../approval/remote-approver.js';
 import { type Approver, approveAll, denyWith } from '../core/confirmation.js';
 import type { Journal } from '../journal/journal.js';
 import { createToolgate, type Toolgate } from '../toolgate.js';
@@ -39,8 +40,15 @@ export interface OpenGate {
  * `--approve`: ask on the terminal (denied when there is none), all, or none. `close` releases
  * the terminal once the command is done.
  */
-export function approverFor(approve: string): { approver: Approver; close: () => void } {
+export function approverFor(approve: string, journal?: Journal): { approver: Approver; close: () => void } {
   if (approve === 'all') return { approver: approveAll, close: () => {} };
+  if (approve === 'remote') {
+    if (!journal)
+      throw new UsageError(
+        '--approve remote waits for answers given in the journal (toolgate approvals), and there is none: drop --no-journal',
+      );
+    return { approver: remoteApprover(journal), close: () => {} };
+  }
   if (approve === 'none') {
     return {
       approver: denyWith(
@@ -49,7 +57,8 @@ export function approverFor(approve: string): { approver: Approver; close: () =>
       close: () => {},
     };
   }
-  if (approve !== 'ask') throw new UsageError(`--approve must be ask, all or none (got "${approve}")`);
+  if (approve !== 'ask')
+    throw new UsageError(`--approve must be ask, all, none or remote (got "${approve}")`);
   const terminal = openTerminal();
   if (!terminal) {
     return {
@@ -92,6 +101,7 @@ export async function openGate(options: GateOptions): Promise<OpenGate> {
   // The terminal is opened last, once nothing before it can fail and leave it open.
   const { approver, close: closeTerminal } = approverFor(
     options.approve ?? (process.stderr.isTTY ? 'ask' : 'none'),
+    journal,
   );
   const gate = createToolgate({
     config: setup.config,

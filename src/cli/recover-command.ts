@@ -92,7 +92,7 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
         batch.status === 'awaiting_approval' &&
         !batch.calls.some((c) => c.status === 'running' || c.result)
       ) {
-        const { approver, close } = approverFor(options.approve ?? 'ask');
+        const { approver, close } = approverFor(options.approve ?? 'ask', journal);
         const gate = createToolgate({
           config: setup.config,
           roots: setup.roots,

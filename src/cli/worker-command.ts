@@ -34,7 +34,7 @@ export async function runWorker(options: WorkerOptions, out: NodeJS.WritableStre
     worker: `${os.hostname()}:${process.pid}:worker-${randomUUID().slice(0, 8)}`,
     ttlMs: seconds * 1000,
   };
-  const { approver, close } = approverFor(options.approve ?? 'none');
+  const { approver, close } = approverFor(options.approve ?? 'none', journal);
   let stopping = false;
   let wake: (() => void) | undefined;
   const stop = () => {

@@ -67,7 +67,8 @@ export function createMcpServer(options: McpServerOptions): {
     { capabilities: { tools: { listChanged: true } } },
   );
   const configuredRoots = [...(options.roots ?? options.config?.tools.sandbox.allowed_roots ?? ['.'])];
-  const approver = mcpApprover(server);
+  // Asked through the client (elicitation), unless told to wait for answers given elsewhere.
+  const approver = options.approver ?? mcpApprover(server);
   // The client keeps the conversation: the journal keeps calls and results, not messages.
   let gate = createToolgate({ conversation: false, ...options, approver });
   let calls = 0;
