@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { editPreview } from '../../approval/change-preview.js';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
 import { writeFileAtomic } from '../../sandbox/safe-fs.js';
@@ -65,6 +66,7 @@ export function createEditFileTool(settings: EditFileSettings) {
     category: 'filesystem',
     ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
     summary: (a) => `Edit ${a.path} (${a.edits.length} change${a.edits.length === 1 ? '' : 's'})`,
+    approvalDetail: (a) => editPreview(a.path, a.edits),
     locations: (a) => [{ path: a.path, access: 'write' }],
     async execute(a, ctx) {
       const target = ctx.sandbox.resolve(a.path);

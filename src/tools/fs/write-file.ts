@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { writePreview } from '../../approval/change-preview.js';
 import { defineTool } from '../../core/define-tool.js';
 import { writeFileAtomic } from '../../sandbox/safe-fs.js';
 import { readExisting } from './read-existing.js';
@@ -30,6 +31,7 @@ export function createWriteFileTool(
     ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
     summary: (a) =>
       `${a.overwrite ? 'Overwrite' : 'Create'} ${a.path} (${Buffer.byteLength(a.content)} bytes)`,
+    approvalDetail: (a) => writePreview(a.path, a.content, a.overwrite === true),
     locations: (a) => [{ path: a.path, access: 'write' }],
     async execute(a, ctx) {
       const target = ctx.sandbox.resolve(a.path);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { patchPreview } from '../../approval/change-preview.js';
 import { defineTool } from '../../core/define-tool.js';
 import type { ToolContext } from '../../core/tool-definition.js';
 import { ToolError } from '../../core/tool-error.js';
@@ -70,6 +71,7 @@ export function createApplyPatchTool(settings: ApplyPatchSettings) {
         return 'Apply patch (unparsable)';
       }
     },
+    approvalDetail: (a) => patchPreview(a.patch),
     locations: (a) => {
       try {
         return parsePatch(a.patch).flatMap((op) => [
