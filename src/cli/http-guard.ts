@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { UsageError } from './usage-error.js';
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 
@@ -79,4 +80,13 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/** `[HOST:]PORT` as `--http` takes it; the host is 127.0.0.1 unless given. */
+export function parseListen(value: string): { host: string; port: number } {
+  const m = /^(?:\[?([^\]]+?)\]?:)?(\d{1,5})$/.exec(value);
+  const port = Number(m?.[2]);
+  if (!m || !Number.isInteger(port) || port > 65535)
+    throw new UsageError(`--http expects [HOST:]PORT, got "${value}"`);
+  return { host: m[1] ?? '127.0.0.1', port };
 }

@@ -278,6 +278,21 @@ export function buildProgram(): Command {
     process.exitCode = await (await import('./worker-command.js')).runWorker(opts, process.stdout);
   });
 
+  withSetup(
+    program
+      .command('serve')
+      .description(
+        'The web console: approvals waiting for a person (with their whole preview), sessions, batches and calls, live.',
+      )
+      .option(
+        '--http <listen>',
+        '[HOST:]PORT (127.0.0.1:7480 by default; other hosts need TOOLGATE_CONSOLE_TOKEN)',
+      )
+      .option('--journal <file|url>', 'journal: a SQLite file or a postgres:// URL (default [journal] url)'),
+  ).action(async (opts) => {
+    process.exitCode = await (await import('./serve-command.js')).runServe(opts, process.stdout);
+  });
+
   const approvalsCmd = program
     .command('approvals')
     .description(

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer, type McpServerOptions } from '../mcp/mcp-server.js';
-import { BodyTooLarge, checkRequestOrigin, isLoopback, readBody } from './http-guard.js';
+import { BodyTooLarge, checkRequestOrigin, isLoopback, parseListen, readBody } from './http-guard.js';
 import { checkToken, parseUserTokens } from './mcp-users.js';
 import { UsageError } from './usage-error.js';
 
@@ -22,15 +22,6 @@ interface LiveSession {
   timer: NodeJS.Timeout | undefined;
   /** The user whose token opened it (TOOLGATE_MCP_USER_TOKENS); every later request must be theirs. */
   user: string | undefined;
-}
-
-/** `[HOST:]PORT` → host and port; the host defaults to 127.0.0.1. */
-export function parseListen(value: string): { host: string; port: number } {
-  const m = /^(?:\[?([^\]]+?)\]?:)?(\d{1,5})$/.exec(value);
-  const port = Number(m?.[2]);
-  if (!m || !Number.isInteger(port) || port > 65535)
-    throw new UsageError(`--http expects [HOST:]PORT, got "${value}"`);
-  return { host: m[1] ?? '127.0.0.1', port };
 }
 
 /**

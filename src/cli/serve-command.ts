@@ -1,0 +1,70 @@
+import os from 'node:os';
+import { serve } from '@hono/node-server';
+import { createConsoleApp } from '../console/console-app.js';
+import { createToolgate } from '../toolgate.js';
+import { checkRequestOrigin, isLoopback, parseListen } from './http-guard.js';
+import { journalPath, openJournalOrStop } from './open-journal.js';
+import { resolveSetup } from './resolve-setup.js';
+import { UsageError } from './usage-error.js';
+
+export interface ServeOptions {
+  root?: string[];
+  config?: string;
+  journal?: string;
+  http?: string;
+}
+
+/**
+ * `toolgate serve [--http HOST:PORT]` (issue #17 §4): the web console on 127.0.0.1 unless told
+ * otherwise; any other address needs TOOLGATE_CONSOLE_TOKEN, or it refuses to start. Prints the
+ * address it listens on, then serves until asked to stop.
+ */
+export async function runServe(options: ServeOptions, out: NodeJS.WritableStream): Promise<number> {
+  const { host, port } = parseListen(options.http ?? '127.0.0.1:7480');
+  const token = process.env.TOOLGATE_CONSOLE_TOKEN || undefined;
+  const loopback = isLoopback(host);
+  if (!loopback && (token === undefined || token.length < 16))
+    throw new UsageError(
+      `refusing to serve the console on ${host} without a token: set TOOLGATE_CONSOLE_TOKEN (16 characters or more), or listen on 127.0.0.1`,
+    );
+  const setup = resolveSetup(options);
+  const journal = openJournalOrStop(journalPath(setup, options.journal));
+  // The mode as every process on the journal sees it (the config's, unless one was set at run time).
+  const gate = createToolgate({
+    config: setup.config,
+    roots: setup.roots,
+    baseDir: setup.baseDir,
+    journal,
+    builtins: false,
+    lease: false,
+  });
+  let bound = port;
+  const { app } = createConsoleApp({
+    journal,
+    mode: () => {
+      const now = gate.governanceMode();
+      return { mode: now.mode, ...(now.record ? { record: now.record } : {}) };
+    },
+    checkOrigin: (headers) => checkRequestOrigin(headers, loopback, bound),
+    ...(token ? { token } : {}),
+    answeredBy: `console@${os.hostname()}`,
+  });
+  const server = serve({ fetch: app.fetch, hostname: host, port });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address();
+  bound = typeof address === 'object' && address ? address.port : port;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  out.write(`toolgate console on http://${shown}:${bound}/ (journal ${journal.location})\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await gate.close();
+  journal.close();
+  return 0;
+}

@@ -1,0 +1,144 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO, runCli } from '../cli/run-cli.js';
+import { runCliAsync } from '../helpers/run-cli-async.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+/**
+ * The web console (issue #17 §4) in a real browser: Debian's Chromium driven by playwright-core.
+ * A process waits with --approve remote; a person approves in the console; the worker finishes.
+ * With TOOLGATE_SCREENSHOTS=1 the main pages are saved under docs/screenshots/.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = process.env.TOOLGATE_SCREENSHOTS === '1' ? path.join(REPO, 'docs', 'screenshots') : undefined;
+const root = makeTempDir('toolgate-console-');
+let console_: ChildProcess | undefined;
+let url = '';
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  expect(existsSync(CHROMIUM)).toBe(true); // .ci/run installs Debian's chromium
+  console_ = spawn(
+    process.execPath,
+    [path.join(REPO, 'bin', 'toolgate.js'), 'serve', '--root', root, '--http', '127.0.0.1:0'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    console_?.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /(http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
+      if (m) resolve(m[1] as string);
+    });
+    console_?.once('exit', (code) => reject(new Error(`toolgate serve exited (${code})`)));
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  console_?.kill('SIGTERM');
+});
+
+const write = (id: string, file: string, content: string) =>
+  JSON.stringify([{ id, name: 'write_file', arguments: { path: file, content } }]);
+
+async function waitingCount(): Promise<number> {
+  const list = JSON.parse(
+    runCli(['approvals', 'list', '--json', '--root', root]).stdout || '[]',
+  ) as unknown[];
+  return list.length;
+}
+async function untilWaiting(): Promise<void> {
+  for (let i = 0; i < 200 && (await waitingCount()) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+}
+
+describe('toolgate serve in Chromium (issue #17 §4)', () => {
+  it('a pending write shown with its diff is approved in the browser; the waiting process finishes it; batches and calls are browsable', async () => {
+    const run = runCliAsync(['exec', '--approve', 'remote', '--root', root], {
+      input: write('w1', 'hello.txt', 'hello from the browser\nsecond line\n'),
+    });
+    await untilWaiting();
+    const page = await (browser as Browser).newPage({ viewport: { width: 1100, height: 800 } });
+    await page.goto(`${url}/`);
+    const card = page.locator('section.approval');
+    await expect(card.locator('h2').textContent()).resolves.toMatch(/Create hello\.txt/);
+    await expect(card.locator('pre .add').first().textContent()).resolves.toBe('+hello from the browser');
+    await expect(page.locator('#mode').textContent()).resolves.toMatch(/mode: NORMAL/);
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, 'console-approvals.png'), fullPage: true });
+    }
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.waitForSelector('#none');
+    const done = await run;
+    expect(JSON.parse(done.stdout)[0]).toMatchObject({ ok: true });
+    expect(readFileSync(path.join(root, 'hello.txt'), 'utf8')).toBe('hello from the browser\nsecond line\n');
+
+    await page.goto(`${url}/batches`);
+    await page.locator('td a').first().click();
+    await page.waitForSelector('table');
+    const text = (await page.locator('main').textContent()) ?? '';
+    expect(text).toMatch(/write_file/);
+    expect(text).toMatch(/complete/);
+    expect(text).toMatch(/created: hello\.txt/);
+    if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'console-batch.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('live: a new question appears without a reload (server-sent events); a denial with its reason reaches the model', async () => {
+    const page = await (browser as Browser).newPage();
+    await page.goto(`${url}/`);
+    await page.waitForSelector('#none');
+    const run = runCliAsync(['exec', '--approve', 'remote', '--root', root], {
+      input: write('w2', 'never.txt', 'no\n'),
+    });
+    await page.waitForSelector('section.approval', { timeout: 20_000 }); // came by itself
+    await page.locator('input[name=reason]').fill('not in this repository');
+    await page.getByRole('button', { name: 'Deny' }).click();
+    const [result] = JSON.parse((await run).stdout);
+    expect(result.error.type).toBe('Denied');
+    expect(result.content).toMatch(/denied by console@.*: not in this repository/);
+    expect(existsSync(path.join(root, 'never.txt'))).toBe(false);
+    await page.close();
+  });
+
+  it('refuses what another site or a rebinding name could send: a foreign Host, a foreign Origin, a form without its CSRF token', async () => {
+    const port = new URL(url).port;
+    const raw = (headers: Record<string, string>, method = 'GET', body?: string) =>
+      new Promise<number>((resolve, reject) => {
+        import('node:http').then(({ request }) => {
+          const req = request(
+            { host: '127.0.0.1', port, path: '/approvals/approve', method, headers },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
+          req.on('error', reject);
+          req.end(body);
+        }, reject);
+      });
+    expect(await raw({ host: `evil.example:${port}` })).toBe(403);
+    const form = { host: `127.0.0.1:${port}`, 'content-type': 'application/x-www-form-urlencoded' };
+    expect(await raw({ ...form, origin: 'http://evil.example' }, 'POST', 'csrf=x')).toBe(403);
+    expect(
+      await raw({ ...form, origin: `http://127.0.0.1:${port}` }, 'POST', 'batch=b&index=0&preview=p'),
+    ).toBe(403);
+  });
+});
