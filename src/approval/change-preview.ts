@@ -3,7 +3,7 @@
  * console): a unified-diff-like text made from the call's arguments alone (no I/O at planning).
  * Capped, the cap said in the text; what it holds is part of the preview an approval is bound to.
  */
-const MAX_PREVIEW_CHARS = 6000;
+const MAX_PREVIEW_CHARS = 3000;
 
 function cap(text: string): string {
   if (text.length <= MAX_PREVIEW_CHARS) return text;

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ConfirmationRequest } from '../../core/confirmation.js';
 import type { Grant } from '../../core/grant.js';
-import { errorResult } from '../../core/make-result.js';
 import type { GovernanceMode } from '../../core/tier.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import type { ToolResult } from '../../core/tool-result.js';
