@@ -91,7 +91,8 @@ async function approvalLatency(waiting, answering, rounds) {
       await new Promise((r) => setTimeout(r, 5));
       pending = answering.pendingApprovals()[0];
     }
-    await new Promise((r) => setTimeout(r, 150)); // the worker is asleep, waiting
+    // The worker asleep, waiting; answered at a random moment of its backed-off looks.
+    await new Promise((r) => setTimeout(r, 100 + Math.random() * 300));
     const answered = performance.now();
     answering.answerApproval({
       batchId: pending.batchId,

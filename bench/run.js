@@ -208,6 +208,7 @@ rows.push(...(await (await import('./telemetry-overhead.js')).telemetryOverhead(
 rows.push(...(await (await import('./journal-scale.js')).journalScale())); // 1,000,000 calls: size, list/show/recover, export
 rows.push(...(await (await import('./shell-session.js')).shellSession())); // run_command: session shell vs host shell
 rows.push(...(await (await import('./pg-journal.js')).pgJournalBench())); // PostgreSQL journal commits vs pgbench
+rows.push(...(await (await import('./pg-workers.js')).pgWorkersBench())); // workers on one database; answer → resume
 
 console.log(
   `Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${new Date().toISOString().slice(0, 10)}\n`,
