@@ -74,6 +74,7 @@ export function approvalsPage(pending: readonly PendingApproval[], csrf: string)
 ${r.locations.length ? `<p>Touches: ${r.locations.map((l) => `<code>${esc(l.path)}</code> (${esc(l.access)})`).join(', ')}</p>` : ''}
 <p>Asked because ${esc(r.reason)} <span class="muted">(${esc(r.rule)})</span>${r.message ? ` — ${esc(r.message)}` : ''}</p>
 ${r.detail ? preview(r.detail) : ''}
+${r.commands ? `<p>Sub-commands, each judged: ${r.commands.map((c) => `<code>${esc(c)}</code>`).join(' · ')}</p>` : ''}
 <p class="muted">preview ${esc(previewHash(r))}</p>
 <form method="post" action="/approvals/approve">${hidden}<button name="always" value="">Approve</button><button name="always" value="session">Always, this session</button><button name="always" value="project">Always, this project</button></form>
 <form method="post" action="/approvals/deny">${hidden}<input name="reason" required placeholder="why not (the model reads it)" size="40"><button>Deny</button></form>

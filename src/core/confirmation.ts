@@ -17,6 +17,8 @@ export interface ConfirmationRequest {
   message?: string;
   /** The full text to approve (e.g. the whole command, control characters made visible), redacted. */
   detail?: string;
+  /** A compound command line's sub-commands as the policy parsed and judged them, redacted. */
+  commands?: string[];
 }
 
 export type ApprovalDecision =

@@ -258,6 +258,10 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
         rule: decision.rule,
         ...(decision.message === undefined ? {} : { message: decision.message }),
         ...(tool.approvalDetail ? { detail: redactSecrets(tool.approvalDetail(args)) } : {}),
+        // A command line as the policy parsed it: each sub-command it judged (the console shows them).
+        ...(commandFacts && commandFacts.commands.length > 1
+          ? { commands: commandFacts.commands.map((c) => redactSecrets(c.text)) }
+          : {}),
       };
       planned.disposition = { kind: 'needs_approval', request };
     }

@@ -1,16 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, runCli } from '../cli/run-cli.js';
+import { type PgServer, startPostgres } from '../helpers/postgres.js';
 import { runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /**
- * The web console (issue #17 §4) in a real browser: Debian's Chromium driven by playwright-core.
- * A process waits with --approve remote; a person approves in the console; the worker finishes.
- * With TOOLGATE_SCREENSHOTS=1 the main pages are saved under docs/screenshots/.
+ * The web console (issue #17 §4) in a real browser: Debian's Chromium driven by playwright-core,
+ * on a PostgreSQL journal (a throwaway server). A process waits with --approve remote; a person
+ * approves in the console; the worker finishes. With TOOLGATE_SCREENSHOTS=1 the main pages are
+ * saved under docs/screenshots/.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = process.env.TOOLGATE_SCREENSHOTS === '1' ? path.join(REPO, 'docs', 'screenshots') : undefined;
@@ -18,12 +20,18 @@ const root = makeTempDir('toolgate-console-');
 let console_: ChildProcess | undefined;
 let url = '';
 let browser: Browser | undefined;
+let pg: PgServer | undefined;
+let journal = '';
+/** Every command here works on the one PostgreSQL journal. */
+const on = () => ['--root', root, '--journal', journal];
 
 beforeAll(async () => {
   expect(existsSync(CHROMIUM)).toBe(true); // .ci/run installs Debian's chromium
+  pg = startPostgres();
+  journal = pg.createDatabase();
   console_ = spawn(
     process.execPath,
-    [path.join(REPO, 'bin', 'toolgate.js'), 'serve', '--root', root, '--http', '127.0.0.1:0'],
+    [path.join(REPO, 'bin', 'toolgate.js'), 'serve', ...on(), '--http', '127.0.0.1:0'],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -53,15 +61,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   console_?.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 200));
+  pg?.stop();
 });
 
 const write = (id: string, file: string, content: string) =>
   JSON.stringify([{ id, name: 'write_file', arguments: { path: file, content } }]);
 
 async function waitingCount(): Promise<number> {
-  const list = JSON.parse(
-    runCli(['approvals', 'list', '--json', '--root', root]).stdout || '[]',
-  ) as unknown[];
+  const list = JSON.parse(runCli(['approvals', 'list', '--json', ...on()]).stdout || '[]') as unknown[];
   return list.length;
 }
 async function untilWaiting(): Promise<void> {
@@ -70,7 +78,7 @@ async function untilWaiting(): Promise<void> {
 
 describe('toolgate serve in Chromium (issue #17 §4)', () => {
   it('a pending write shown with its diff is approved in the browser; the waiting process finishes it; batches and calls are browsable', async () => {
-    const run = runCliAsync(['exec', '--approve', 'remote', '--root', root], {
+    const run = runCliAsync(['exec', '--approve', 'remote', ...on()], {
       input: write('w1', 'hello.txt', 'hello from the browser\nsecond line\n'),
     });
     await untilWaiting();
@@ -105,7 +113,7 @@ describe('toolgate serve in Chromium (issue #17 §4)', () => {
     const page = await (browser as Browser).newPage();
     await page.goto(`${url}/`);
     await page.waitForSelector('#none');
-    const run = runCliAsync(['exec', '--approve', 'remote', '--root', root], {
+    const run = runCliAsync(['exec', '--approve', 'remote', ...on()], {
       input: write('w2', 'never.txt', 'no\n'),
     });
     await page.waitForSelector('section.approval', { timeout: 20_000 }); // came by itself
@@ -115,6 +123,25 @@ describe('toolgate serve in Chromium (issue #17 §4)', () => {
     expect(result.error.type).toBe('Denied');
     expect(result.content).toMatch(/denied by console@.*: not in this repository/);
     expect(existsSync(path.join(root, 'never.txt'))).toBe(false);
+    await page.close();
+  });
+
+  it('a compound command shows the sub-commands the policy judged', async () => {
+    // run_command is denylisted until the config says otherwise; then a compound line asks.
+    writeFileSync(path.join(root, 'toolgate.toml'), '[tools.approval]\ndenylist = []\n');
+    const run = runCliAsync(['exec', '--approve', 'remote', ...on()], {
+      input: JSON.stringify([
+        { id: 'r1', name: 'run_command', arguments: { command: 'mkdir -p out && touch out/x' } },
+      ]),
+    });
+    await untilWaiting();
+    const page = await (browser as Browser).newPage();
+    await page.goto(`${url}/`);
+    const text = (await page.locator('section.approval').textContent()) ?? '';
+    expect(text).toMatch(/Sub-commands, each judged: mkdir -p out · touch out\/x/);
+    await page.locator('input[name=reason]').fill('not now');
+    await page.getByRole('button', { name: 'Deny' }).click();
+    expect(JSON.parse((await run).stdout)[0].error.type).toBe('Denied');
     await page.close();
   });
 

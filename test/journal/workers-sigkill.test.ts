@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
+import { REPO } from '../cli/run-cli.js';
 import { type PgServer, startPostgres } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -14,6 +15,7 @@ import { makeTempDir } from '../helpers/workspace.js';
  * its call id to a counter file), and nothing is lost: every call that ran is journaled.
  */
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lease-worker.mjs');
+const BIN = path.join(REPO, 'bin', 'toolgate.js');
 let server: PgServer;
 beforeAll(() => {
   server = startPostgres();
@@ -21,12 +23,26 @@ beforeAll(() => {
 afterAll(() => server?.stop());
 
 describe('workers and leases under SIGKILL (issue #17 §2)', () => {
-  it('3 workers, 24 SIGKILLs: every batch settled once, no side effect twice, nothing lost', async () => {
+  it('3 workers and a console on one database, 24 SIGKILLs: every batch settled once, no side effect twice, nothing lost', async () => {
     const url = server.createDatabase();
     const dir = makeTempDir('toolgate-workers-');
     const counter = path.join(dir, 'counter.txt');
     const start = () =>
       spawn(process.execPath, [WORKER, url, counter], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // The web console on the same database all along.
+    const console_ = spawn(
+      process.execPath,
+      [BIN, 'serve', '--root', dir, '--journal', url, '--http', '127.0.0.1:0'],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const consoleUrl = await new Promise<string>((resolve) => {
+      console_.stdout?.on('data', (d: Buffer) => {
+        const m = /(http:\/\/127\.0\.0\.1:\d+)\//.exec(d.toString());
+        if (m) resolve(m[1] as string);
+      });
+    });
     const workers: ChildProcess[] = [start(), start(), start()];
     const errors: string[] = [];
     for (const w of workers) w.stderr?.on('data', (d: Buffer) => errors.push(d.toString()));
@@ -81,11 +97,17 @@ describe('workers and leases under SIGKILL (issue #17 §2)', () => {
       // Nothing lost: every side effect that happened belongs to a journaled call.
       const journaled = new Set(calls.map((c) => c.callId));
       expect(ran.filter((id) => !journaled.has(id))).toEqual([]);
+      // The console served the whole time, and shows the batches the workers left, all settled.
+      const page = await fetch(`${consoleUrl}/batches`).then((r) => r.text());
+      const newest = journal.recentBatches(1)[0]?.id ?? '';
+      expect(page).toContain(newest.slice(0, 8));
+      expect(page).not.toMatch(/>open<|>awaiting_approval</);
       console.log(
         `workers: ${batches.size} batches, ${calls.length} calls, statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
       );
     } finally {
       journal.close();
+      console_.kill('SIGTERM');
     }
   }, 120_000);
 });
