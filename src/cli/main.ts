@@ -209,12 +209,15 @@ export function buildProgram(): Command {
         'resume this batch without prompting (calls that ran stay; the rest become errors)',
       )
       .option('--discard <id>', "discard this batch's results without prompting (calls stay visible)")
+      .option(
+        '--take-over <id>',
+        'finish this batch here, as a worker would: calls never started run; a side effect that was running stays outcome unknown',
+      )
       .addOption(
-        new Option('--approve <how>', 'for a batch that was waiting for approval: ask, all or none').choices([
-          'ask',
-          'all',
-          'none',
-        ]),
+        new Option(
+          '--approve <how>',
+          'for calls that must be asked (a batch that was waiting, or taken over): ask, all, none or remote',
+        ).choices(['ask', 'all', 'none', 'remote']),
       ),
   ).action(async (opts) => {
     process.exitCode = await (await import('./recover-command.js')).runRecover(opts, process.stdout);

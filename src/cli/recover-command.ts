@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { BatchRecord } from '../journal/journal.js';
+import { DEFAULT_LEASE_MS } from '../journal/keep-lease.js';
 import { ownerAlive, thisProcess } from '../journal/process-identity.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { createToolgate } from '../toolgate.js';
@@ -16,6 +17,7 @@ export interface RecoverOptions {
   json?: boolean;
   resume?: string;
   discard?: string;
+  takeOver?: string;
   approve?: string;
 }
 
@@ -53,11 +55,12 @@ function describe(batch: BatchRecord): string {
  * for approval (none of it ran): resuming that one asks (or takes --approve) and runs what is approved.
  */
 export async function runRecover(options: RecoverOptions, out: Out): Promise<number> {
-  if (options.resume && options.discard) throw new UsageError('use --resume or --discard, not both');
+  if ([options.resume, options.discard, options.takeOver].filter(Boolean).length > 1)
+    throw new UsageError('use one of --resume, --discard and --take-over');
   const setup = resolveSetup(options);
   const file = journalPath(setup, options.journal);
   const journal = openExistingJournal(file);
-  const typed = options.resume ?? options.discard;
+  const typed = options.resume ?? options.discard ?? options.takeOver;
   if (!journal) {
     if (typed) throw new UsageError(`no journal at ${file} yet, so no batch "${typed}" to recover`);
     out.write(options.json ? '[]\n' : `No incomplete batches (no journal at ${file} yet).\n`);
@@ -73,7 +76,9 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
           `batch ${target} is held by worker ${batch.lease?.worker} until ${new Date(batch.lease?.expiresAt ?? 0).toISOString()}: it is running there, not interrupted; wait for its lease to run out if that worker is gone`,
         );
       }
-      if (ownerAlive(batch.owner)) {
+      // A leased batch is settled by its lease: one that ran out may be taken over even if its
+      // process still exists (stalled), which then starts nothing more of it.
+      if (ownerAlive(batch.owner) && !(options.takeOver && batch.lease)) {
         throw new UsageError(
           `batch ${target} belongs to a toolgate that is still running (pid ${batch.owner?.split(':')[1]}): it is waiting, not interrupted; answer it there, or stop that process first`,
         );
@@ -82,6 +87,32 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
         throw new UsageError(
           `batch ${target} is already ${batch.status}: only incomplete batches can be resumed or discarded (see \`toolgate journal show ${target}\`)`,
         );
+      }
+      if (options.takeOver) {
+        // Finished here, as a worker would (issue #17 §2): what never started runs, a side effect
+        // that was running is outcome unknown. Claimed first: never while another worker holds it.
+        const { approver, close } = approverFor(options.approve ?? 'ask', journal);
+        const lease = { worker: thisProcess(), ttlMs: DEFAULT_LEASE_MS };
+        const claimed = journal.claimExpiredBatch(lease, target);
+        if (!claimed)
+          throw new UsageError(`batch ${target} could not be taken over (another worker holds it)`);
+        const gate = createToolgate({
+          config: setup.config,
+          roots: setup.roots,
+          baseDir: setup.baseDir,
+          journal,
+          session: claimed.session,
+          approver,
+          lease,
+          ...(setup.configFile ? { configFile: setup.configFile } : {}),
+        });
+        try {
+          out.write(`${JSON.stringify(await gate.takeOver(claimed), null, 2)}\n`);
+          return 0;
+        } finally {
+          close();
+          await gate.close();
+        }
       }
       if (options.discard) {
         const results = journal.discardBatch(target);

@@ -90,6 +90,35 @@ describe('toolgate on a PostgreSQL journal', () => {
     }
   });
 
+  it('toolgate recover --take-over ID finishes one batch whose worker died: what never started runs', async () => {
+    const url = server.createDatabase();
+    const root = makeTempDir('toolgate-pg-takeover-');
+    const dead = PostgresJournal.open(url);
+    const id = dead.beginBatch(
+      's-gone',
+      [{ id: 'w2', name: 'write_file', arguments: { path: 'taken.txt', content: 'finished by recover\n' } }],
+      {
+        lease: { worker: 'gone', ttlMs: 50 },
+      },
+    );
+    dead.close();
+    await new Promise((r) => setTimeout(r, 150));
+    const r = runCli([
+      'recover',
+      '--take-over',
+      id.slice(0, 8),
+      '--approve',
+      'all',
+      '--root',
+      root,
+      '--journal',
+      url,
+    ]);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)[0]).toMatchObject({ id: 'w2', ok: true });
+    expect(readFileSync(path.join(root, 'taken.txt'), 'utf8')).toBe('finished by recover\n');
+  });
+
   it('a server that cannot be reached stops the command before anything runs (exit 2), naming the URL without its password', () => {
     const root = makeTempDir('toolgate-pg-down-');
     const call = JSON.stringify([
