@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -95,6 +95,18 @@ describe('toolgate approvals with --approve remote (issue #17 §3)', () => {
     const [result] = JSON.parse((await run).stdout);
     expect(result.error.type).toBe('Denied');
     expect(result.content).toMatch(/answered a different preview of this call than the one waiting/);
+  });
+
+  it('no answer in time is a denial, as at a terminal', async () => {
+    const root = makeTempDir('toolgate-remote-timeout-');
+    writeFileSync(path.join(root, 'toolgate.toml'), '[tools.approval]\ntimeout_seconds = 1\n');
+    const done = await runCliAsync(['exec', '--approve', 'remote', '--root', root], {
+      input: write('w5', 'e.txt'),
+    });
+    const [result] = JSON.parse(done.stdout);
+    expect(result.error.type).toBe('Denied');
+    expect(result.content).toMatch(/no answer/);
+    expect(existsSync(path.join(root, 'e.txt'))).toBe(false);
   });
 
   it('--approve remote without a journal is a usage error, before anything runs', () => {
