@@ -134,6 +134,11 @@ export class Toolgate {
   #setMode: GovernanceMode | undefined;
   #auto: AutoGovernor | undefined;
   readonly #lease: Lease | undefined;
+
+  /** This gate's worker lease (issue #17 §2), or undefined when leases are off. */
+  get lease(): Lease | undefined {
+    return this.#lease;
+  }
   readonly #switchedOff: ReadonlyMap<string, string>;
   readonly session: string;
   readonly #grants: GrantStore;
@@ -518,14 +523,17 @@ export class Toolgate {
     if (options.batchId === undefined && recordableAfter(planned)) {
       return await this.#runThenRecord(journal, calls, planned, options, record, tracing);
     }
-    let batchId: string;
+    // The id is chosen here, so a write whose outcome is unknown can be settled by id afterwards.
+    let batchId = record.batchId ?? randomUUID();
     try {
-      batchId = journal.beginBatch(this.session, withinLimit(calls, planned), record);
+      batchId = journal.beginBatch(this.session, withinLimit(calls, planned), { ...record, batchId });
     } catch (error) {
-      // Nothing may run that the journal did not record first.
-      return calls.map((c) =>
+      // Nothing may run that the journal did not record first; and if the write did land after
+      // all, it is settled now, so no worker runs later what the model is told did not run.
+      const results = calls.map((c) =>
         errorResult(c.id, c.name, 'Internal', `not executed: ${(error as Error).message}`),
       );
+      return this.#abandon(journal, batchId, results);
     }
     return await this.#run(planned, options, batchId, tracing);
   }
@@ -707,6 +715,7 @@ export class Toolgate {
           journal.markApproved(
             batchId,
             yes.map((p) => p.index),
+            this.#lease,
           );
         }
       } catch (error) {
@@ -736,14 +745,43 @@ export class Toolgate {
       ...(observer ? { observer } : {}),
       ...(events ? { events } : {}),
     });
-    if (journal && batchId !== undefined && !recorder?.halted) {
+    if (journal && batchId !== undefined && recorder?.halted) return this.#abandon(journal, batchId, results);
+    if (journal && batchId !== undefined) {
       try {
-        journal.finishBatch(batchId);
+        journal.finishBatch(batchId, this.#lease);
       } catch {
-        // Every result is already committed (or the batch halted); recovery settles the status.
+        // Every result is already committed; recovery settles the status.
       }
     }
     return results;
+  }
+
+  /**
+   * A batch this process gave up on (the journal failed, or the lease was lost): the journal is
+   * made to agree with what the model is told, so calls it was told did not run are settled as not
+   * run and no worker takes them over later. Where the journal cannot be told (still failing), the
+   * results say that a worker may yet run those calls. A batch another worker holds is its own.
+   */
+  #abandon(journal: Journal, batchId: string, results: ToolResult[]): ToolResult[] {
+    try {
+      journal.resumeBatch(batchId, this.#lease?.worker);
+      return results;
+    } catch (error) {
+      const message = (error as Error).message;
+      // Nothing recorded, already settled, or held by the worker that took it over: nothing to add.
+      if (/no batch with id|is already|held by worker|settled by another process/.test(message))
+        return results;
+      return results.map((r) =>
+        r.error?.type === 'Internal' && r.error.message.startsWith('not executed')
+          ? errorResult(
+              r.id,
+              r.name,
+              'Internal',
+              `${r.error.message} (the journal could not be told either: a worker may still run this call later; see \`toolgate journal show ${batchId}\`)`,
+            )
+          : r,
+      );
+    }
   }
 }
 

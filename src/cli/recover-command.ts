@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { BatchRecord } from '../journal/journal.js';
 import { DEFAULT_LEASE_MS } from '../journal/keep-lease.js';
-import { ownerAlive, thisProcess } from '../journal/process-identity.js';
+import { ownerAlive, thisProcess, workerGone } from '../journal/process-identity.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { createToolgate } from '../toolgate.js';
 import { findBatchId } from './find-batch.js';
@@ -34,7 +34,10 @@ function summary(batch: BatchRecord) {
 /** A batch whose lease another worker still holds is running there (issue #17 §2), not interrupted. */
 function heldElsewhere(batch: BatchRecord): boolean {
   return (
-    batch.lease !== undefined && batch.lease.expiresAt > Date.now() && batch.lease.worker !== thisProcess()
+    batch.lease !== undefined &&
+    batch.lease.expiresAt > Date.now() &&
+    batch.lease.worker !== thisProcess() &&
+    !workerGone(batch.lease.worker)
   );
 }
 

@@ -45,7 +45,7 @@ export function journalObserver(
 ): BatchObserver & { readonly halted: boolean } {
   let halted = false;
   return {
-    /** A call could not be recorded as started (the lease was lost, or the journal failed). */
+    /** A call could not be recorded as started or finished (the lease was lost, or the journal failed). */
     get halted() {
       return halted;
     },
@@ -65,7 +65,12 @@ export function journalObserver(
       return after ? flushed.then(() => after(p)) : flushed;
     },
     onCallResult(result: ToolResult, p: PlannedCall) {
-      if (!recorded?.has(p.index)) journal.recordResult(batchId, p.index, result, journalStatus(result, p));
+      try {
+        if (!recorded?.has(p.index)) journal.recordResult(batchId, p.index, result, journalStatus(result, p));
+      } catch (error) {
+        halted = true; // nothing more runs (executeBatch stops), and the batch is not finished from here
+        throw error;
+      }
       return next?.onCallResult?.(result, p);
     },
   };

@@ -16,6 +16,7 @@ import {
   type PendingApproval,
   type PlanEntry,
 } from './journal.js';
+import { workerGone } from './process-identity.js';
 
 /**
  * The rows every journal store keeps (SQLite and PostgreSQL share the columns: times in ms since
@@ -187,15 +188,49 @@ export function discardSettlement(call: CallRecord): Settlement {
   return { result: errorResult(call.id, call.name, 'Cancelled', message), status, discard: true };
 }
 
-/** The batch, when recovery may settle it: it exists and is still incomplete. */
-export function settleable(record: BatchRecord | undefined, batchId: string, where: string): BatchRecord {
+/**
+ * The batch, when recovery may settle it: it exists, is still incomplete, and no other worker
+ * holds a lease on it that has not run out (`now`: the journal's clock; `worker`: who settles).
+ */
+export function settleable(
+  record: BatchRecord | undefined,
+  batchId: string,
+  where: string,
+  now?: number,
+  worker?: string,
+): BatchRecord {
   if (!record) throw new JournalError(`no batch with id ${batchId} in ${where}`);
   if (record.status !== 'open' && record.status !== 'awaiting_approval') {
     throw new JournalError(
       `batch ${batchId} is already ${record.status}; only incomplete batches can be recovered (see \`toolgate journal show ${batchId}\`)`,
     );
   }
+  const lease = record.lease;
+  if (
+    now !== undefined &&
+    lease &&
+    lease.expiresAt >= now &&
+    lease.worker !== worker &&
+    !workerGone(lease.worker)
+  )
+    throw new JournalError(
+      `batch ${batchId} is held by worker ${lease.worker} until ${new Date(lease.expiresAt).toISOString()}: it is running there, not interrupted`,
+    );
   return record;
+}
+
+/** A batch begun, approved or finished here that another process settled or took over meanwhile. */
+export function takenOver(batchId: string): JournalError {
+  return new JournalError(
+    `batch ${batchId} was settled or taken over by another process meanwhile: nothing more of it runs here (see \`toolgate journal show ${batchId}\`)`,
+  );
+}
+
+/** A call that cannot start: it is not waiting to (settled, or already done), or its batch is not. */
+export function notStartable(batchId: string, index: number): JournalError {
+  return new JournalError(
+    `call ${index + 1} of batch ${batchId} is not waiting to start (its batch was settled or taken over meanwhile): it was not started`,
+  );
 }
 
 /** Why a worker may not start a call: it no longer holds the batch's lease. */

@@ -117,7 +117,7 @@ export interface Journal {
    * (and so the batch) is complete. The batch is created on the first call. Then `execute` with
    * the same `batchId` plans and runs it.
    */
-  recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall): void;
+  recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall, lease?: Lease): void;
   /**
    * A batch recorded whole, after it ran, in one commit: calls, decisions, results, messages. Only
    * for batches of read-only calls (and calls refused at planning), which need no record before
@@ -132,7 +132,7 @@ export interface Journal {
   /** Records today's decisions for a pending batch being planned again after a restart. */
   replan(batchId: string, plan: readonly PlanEntry[]): void;
   /** The answer to the batch's confirmations: these calls may run. */
-  markApproved(batchId: string, indexes: readonly number[]): void;
+  markApproved(batchId: string, indexes: readonly number[], lease?: Lease): void;
   /**
    * Committed before the tool starts: a crash after this leaves the outcome `unknown`, never re-run.
    * For a call with side effects the pipeline also awaits `sync()` before starting it.
@@ -177,7 +177,8 @@ export interface Journal {
     result: ToolResult,
     status?: 'done' | 'denied' | 'unknown',
   ): void;
-  finishBatch(batchId: string): void;
+  /** Completes the batch, unless it was settled or taken over by another worker meanwhile (then nothing). */
+  finishBatch(batchId: string, lease?: Lease): void;
   /**
    * Resolves once everything committed before the call is on disk (power-loss durable). Callers
    * asking at the same time share one flush (group commit); a store whose every commit is already
@@ -231,9 +232,9 @@ export interface Journal {
   recentBatches(limit: number): BatchSummary[];
   incompleteBatches(): BatchRecord[];
   /** Recovery: a `running` call becomes `unknown` ("outcome unknown: interrupted"), unstarted ones `not_run` ("not executed: …it never ran"). */
-  resumeBatch(batchId: string): ToolResult[];
+  resumeBatch(batchId: string, worker?: string): ToolResult[];
   /** Recovery: calls stay visible, every result is marked failed (the original is kept for audit). */
-  discardBatch(batchId: string): ToolResult[];
+  discardBatch(batchId: string, worker?: string): ToolResult[];
 
   close(): void;
 }

@@ -29,3 +29,17 @@ export function ownerAlive(owner: string | undefined): boolean {
   if (now === undefined) return false;
   return start === '' || start === now;
 }
+
+/**
+ * Whether a worker id names a process of this host that is no longer running (`host:pid:…`): its
+ * lease means nothing any more, even before it runs out. Another host's worker is never known gone.
+ */
+export function workerGone(worker: string | undefined): boolean {
+  if (!worker) return false;
+  const [host, pid, start] = worker.split(':');
+  if (host !== os.hostname() || !pid || !/^\d+$/.test(pid)) return false;
+  const now = startTime(Number(pid));
+  if (now === undefined) return true;
+  // A pid used again by another process: the worker that held it is gone.
+  return start !== undefined && /^\d+$/.test(start) && start !== now;
+}

@@ -42,6 +42,7 @@ import {
   leaseLost,
   type ModeRow,
   modeRecord,
+  notStartable,
   PENDING_APPROVALS_SQL,
   type PendingRow,
   pendingApproval,
@@ -49,6 +50,7 @@ import {
   resumeSettlement,
   type Settlement,
   settleable,
+  takenOver,
 } from './journal-records.js';
 import { makeDirs } from './make-dirs.js';
 import { thisProcess } from './process-identity.js';
@@ -215,8 +217,11 @@ export class SqliteJournal implements Journal {
       ),
       setBatchStatus: db.prepare('UPDATE batches SET status = ? WHERE id = ?'),
       setAssistantText: db.prepare('UPDATE batches SET assistant_text = ? WHERE id = ?'),
+      // A call starts only from a state it can start from, in a batch nobody settled meanwhile.
       setRunning: db.prepare(
-        "UPDATE calls SET status = 'running', started_at = ? WHERE batch_id = ? AND call_index = ?",
+        `UPDATE calls SET status = 'running', started_at = ? WHERE batch_id = ? AND call_index = ?
+           AND status IN ('planned', 'approved', 'running')
+           AND EXISTS (SELECT 1 FROM batches WHERE id = calls.batch_id AND status IN ('open', 'awaiting_approval'))`,
       ),
       setResult: db.prepare(
         'UPDATE calls SET status = ?, result = ?, finished_at = ? WHERE batch_id = ? AND call_index = ?',
@@ -231,7 +236,13 @@ export class SqliteJournal implements Journal {
       ),
       setRunningLeased: db.prepare(
         `UPDATE calls SET status = 'running', started_at = @now WHERE batch_id = @batch AND call_index = @index
-           AND EXISTS (SELECT 1 FROM batches WHERE id = @batch AND lease_owner = @worker AND lease_expires >= @now)`,
+           AND status IN ('planned', 'approved', 'running')
+           AND EXISTS (SELECT 1 FROM batches WHERE id = @batch AND lease_owner = @worker AND lease_expires >= @now
+                         AND status IN ('open', 'awaiting_approval'))`,
+      ),
+      completeBatch: db.prepare(
+        `UPDATE batches SET status = 'complete', finished_at = @now, lease_expires = NULL
+           WHERE id = @batch AND status IN ('open', 'awaiting_approval') AND (lease_owner IS NULL OR lease_owner = @worker)`,
       ),
       claimOne: db.prepare(
         `UPDATE batches SET lease_owner = @worker, lease_expires = @until WHERE id = @id
@@ -436,7 +447,15 @@ export class SqliteJournal implements Journal {
   ): void {
     this.#stmt.ensureSession.run(session, now);
     // Calls already journaled while streaming (recordStreamedCall) are kept; the rest are added.
-    const streamed = options.batchId !== undefined && this.#stmt.batch.get(id) !== undefined;
+    const existing =
+      options.batchId === undefined ? undefined : (this.#stmt.batch.get(id) as BatchRow | undefined);
+    const streamed = existing !== undefined;
+    // Begun over calls journaled while streaming: only if nobody settled or took the batch meanwhile.
+    if (
+      existing &&
+      (existing.status !== 'open' || (existing.lease_owner && existing.lease_owner !== options.lease?.worker))
+    )
+      throw takenOver(id);
     const text = options.assistantText ?? null;
     if (streamed) this.#stmt.setAssistantText.run(text, id);
     else if (finished) this.#stmt.insertFinishedBatch.run(id, session, text, now, now, this.#owner);
@@ -504,12 +523,15 @@ export class SqliteJournal implements Journal {
     }
   }
 
-  recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall): void {
+  recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall, lease?: Lease): void {
     const now = Date.now();
     this.#write(() => {
       this.#stmt.ensureSession.run(session, now);
-      if (!this.#stmt.batch.get(batchId))
+      if (!this.#stmt.batch.get(batchId)) {
         this.#stmt.insertBatch.run(batchId, session, 'open', null, now, this.#owner);
+        // Held while the model is still writing the rest: no one takes over a batch still streaming.
+        if (lease) this.#stmt.setLease.run(lease.worker, now + lease.ttlMs, batchId);
+      }
       this.#stmt.insertCall.run(batchId, index, call.id, call.name, JSON.stringify(call.arguments), null);
     });
   }
@@ -521,8 +543,12 @@ export class SqliteJournal implements Journal {
     });
   }
 
-  markApproved(batchId: string, indexes: readonly number[]): void {
+  markApproved(batchId: string, indexes: readonly number[], lease?: Lease): void {
     this.#write(() => {
+      const row = this.#stmt.batch.get(batchId) as BatchRow | undefined;
+      if (!row || (row.status !== 'open' && row.status !== 'awaiting_approval')) throw takenOver(batchId);
+      if (lease && row.lease_owner && row.lease_owner !== lease.worker)
+        throw leaseLost(batchId, lease.worker);
       for (const index of indexes) this.#stmt.setStatus.run('approved', batchId, index);
       this.#stmt.setBatchStatus.run('open', batchId);
     });
@@ -530,7 +556,8 @@ export class SqliteJournal implements Journal {
 
   markRunning(batchId: string, index: number, lease?: Lease): void {
     if (!lease) {
-      this.#write(() => this.#stmt.setRunning.run(Date.now(), batchId, index));
+      const started = this.#write(() => this.#stmt.setRunning.run(Date.now(), batchId, index).changes);
+      if (started === 0) throw notStartable(batchId, index);
       return;
     }
     const changed = this.#write(
@@ -617,8 +644,10 @@ export class SqliteJournal implements Journal {
     });
   }
 
-  finishBatch(batchId: string): void {
-    this.#write(() => this.#stmt.finishBatch.run('complete', Date.now(), batchId));
+  finishBatch(batchId: string, lease?: Lease): void {
+    this.#write(() =>
+      this.#stmt.completeBatch.run({ now: Date.now(), batch: batchId, worker: lease?.worker ?? null }),
+    );
     this.#sessionOf.delete(batchId);
   }
 
@@ -819,8 +848,13 @@ export class SqliteJournal implements Journal {
     return (this.#stmt.incomplete.all() as BatchRow[]).map((row) => this.#toRecord(row));
   }
 
-  #settle(batchId: string, status: 'resumed' | 'discarded', decide: (call: CallRecord) => Settlement) {
-    const record = settleable(this.batch(batchId), batchId, this.location);
+  #settle(
+    batchId: string,
+    status: 'resumed' | 'discarded',
+    decide: (call: CallRecord) => Settlement,
+    worker?: string,
+  ) {
+    const record = settleable(this.batch(batchId), batchId, this.location, Date.now(), worker);
     const now = Date.now();
     const results: ToolResult[] = [];
     this.#write(() => {
@@ -844,12 +878,12 @@ export class SqliteJournal implements Journal {
     return results;
   }
 
-  resumeBatch(batchId: string): ToolResult[] {
-    return this.#settle(batchId, 'resumed', resumeSettlement);
+  resumeBatch(batchId: string, worker?: string): ToolResult[] {
+    return this.#settle(batchId, 'resumed', resumeSettlement, worker);
   }
 
-  discardBatch(batchId: string): ToolResult[] {
-    return this.#settle(batchId, 'discarded', discardSettlement);
+  discardBatch(batchId: string, worker?: string): ToolResult[] {
+    return this.#settle(batchId, 'discarded', discardSettlement, worker);
   }
 
   /** The durability settings in force on this connection (for `toolgate journal` and tests). */

@@ -6,6 +6,7 @@ import type { LoopEvent } from '../core/loop-event.js';
 import { errorResult } from '../core/make-result.js';
 import type { ToolErrorType } from '../core/tool-error.js';
 import type { ToolResult } from '../core/tool-result.js';
+import { keepLease } from '../journal/keep-lease.js';
 import type { AdvertisedTool, Connection, ProviderAdapter } from '../providers/provider.js';
 import { ProviderError } from '../providers/provider.js';
 import { type StreamedTurn, streamTurn } from '../providers/stream-turn.js';
@@ -198,11 +199,16 @@ async function turnWithin(options: TurnOptions, traceContext: Context): Promise<
           // FR-RES-04a: a call is durable the moment it is whole, before the response ends.
           onCallClosed: (call, index) => {
             if (!journal) return;
-            journal.recordStreamedCall(session, batchId, index, {
-              id: call.id,
-              name: call.name,
-              arguments: call.arguments,
-            });
+            const lease = gate.lease;
+            journal.recordStreamedCall(
+              session,
+              batchId,
+              index,
+              { id: call.id, name: call.name, arguments: call.arguments },
+              lease,
+            );
+            // Held while the model writes the rest; the renewal stops by itself once the batch is settled.
+            if (!streamed && lease) keepLease(journal, batchId, lease);
             streamed = true;
           },
         },
@@ -394,6 +400,7 @@ function settleWith(
     batchId,
     ...(text ? { assistantText: text } : {}),
     ...(assistant ? { assistant } : {}),
+    ...(gate.lease ? { lease: gate.lease } : {}),
   });
   const record = journal.batch(batchId);
   for (const call of record?.calls ?? []) {
@@ -403,5 +410,5 @@ function settleWith(
       errorResult(call.id, call.name, 'Internal', 'not executed: the response did not finish');
     journal.recordResult(batchId, call.index, result, result.ok ? 'done' : 'denied');
   }
-  journal.finishBatch(batchId);
+  journal.finishBatch(batchId, gate.lease);
 }

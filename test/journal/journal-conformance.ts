@@ -79,10 +79,34 @@ export function journalConformance(
       other.recordResult(id, 1, ok('c1'));
       other.markRunning(id, 2, b);
       other.recordResult(id, 2, ok('c2'));
-      other.finishBatch(id);
+      journal.finishBatch(id, a); // not a's to finish any more: nothing happens
+      expect(journal.batch(id)?.status).toBe('open');
+      other.finishBatch(id, b);
       expect(journal.batch(id)?.status).toBe('complete');
       expect(journal.batch(id)?.lease).toBeUndefined();
       expect(other.claimExpiredBatch(b)).toBeUndefined();
+    });
+
+    it('a batch still streaming is held by its worker: nobody else claims, settles or begins it; a settled call cannot be started', () => {
+      const { journal, reopen } = make();
+      const other = reopen();
+      const a = { worker: 'streamer', ttlMs: 60_000 };
+      journal.recordStreamedCall('S', 'streaming-1', 0, { id: 'c0', name: 'write_file', arguments: {} }, a);
+      expect(other.claimExpiredBatch({ worker: 'thief', ttlMs: 1000 }, 'streaming-1')).toBeUndefined();
+      expect(() => other.resumeBatch('streaming-1', 'thief')).toThrow(
+        /held by worker streamer|another worker holds it/,
+      );
+      expect(() =>
+        other.beginBatch('S', calls(1), { batchId: 'streaming-1', lease: { worker: 'thief', ttlMs: 1000 } }),
+      ).toThrow(/settled or taken over by another process/);
+      // Its own worker goes on; once settled (here by that worker), no call of it starts.
+      journal.beginBatch('S', [{ id: 'c0', name: 'write_file', arguments: {} }], {
+        batchId: 'streaming-1',
+        lease: a,
+      });
+      journal.resumeBatch('streaming-1', 'streamer');
+      expect(() => journal.markRunning('streaming-1', 0, a)).toThrow(/no longer holds the lease/);
+      expect(() => journal.markRunning('streaming-1', 0)).toThrow(/not waiting to start/);
     });
 
     it('a batch begun without a lease is never claimed as expired; one batch is claimed by id only when free, expired or already ours', () => {
@@ -93,7 +117,7 @@ export function journalConformance(
       expect(journal.claimExpiredBatch(w, bare)?.lease?.worker).toBe('w'); // named: taken
       expect(journal.claimExpiredBatch(w, bare)?.id).toBe(bare); // already ours
       expect(journal.claimExpiredBatch({ worker: 'v', ttlMs: 1000 }, bare)).toBeUndefined(); // w holds it
-      journal.finishBatch(bare);
+      journal.finishBatch(bare, w);
       expect(journal.claimExpiredBatch(w, bare)).toBeUndefined(); // complete
     });
 

@@ -92,7 +92,14 @@ describe('PostgresJournal', () => {
       expect(pg.query<{ n: number }>('SELECT count(*) AS n FROM canary').rows[0]?.n).toBeGreaterThanOrEqual(
         300,
       );
-      expect(() => pg.transaction([{ text: 'SELECT $1::text', values: ['a\0b'] }])).toThrow(/NUL/);
+      // NUL cannot be stored: it is kept as U+FFFD; a negative number stays one number (1-(-7), not 1--7).
+      expect(pg.transaction([{ text: 'SELECT $1::text AS v', values: ['a\0b'] }])[0]?.rows[0]).toEqual({
+        v: 'a\uFFFDb',
+      });
+      expect(pg.transaction([{ text: 'SELECT 1-$1 AS v, 2 AS w', values: [-7] }])[0]?.rows[0]).toEqual({
+        v: 8,
+        w: 2,
+      });
     } finally {
       pg.close();
     }

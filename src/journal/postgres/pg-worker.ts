@@ -30,13 +30,18 @@ interface Setup {
   flag: Int32Array;
   url: string;
   applicationName: string;
+  statementTimeoutMs: number;
 }
 
 type Result = { rows: Record<string, unknown>[]; rowCount: number };
 const asResult = (r: pg.QueryResult): Result => ({ rows: r.rows, rowCount: r.rowCount ?? 0 });
 
-parentPort?.once('message', ({ port, flag, url, applicationName }: Setup) => {
-  const client = new pg.Client({ connectionString: url, application_name: applicationName });
+parentPort?.once('message', ({ port, flag, url, applicationName, statementTimeoutMs }: Setup) => {
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: applicationName,
+    statement_timeout: statementTimeoutMs,
+  });
   // A connection lost between requests: the next request fails with the reason, not the process.
   client.on('error', () => {});
   const answer = (a: PgAnswer) => {

@@ -37,6 +37,7 @@ import {
   leaseLost,
   type ModeRow,
   modeRecord,
+  notStartable,
   PENDING_APPROVALS_SQL,
   type PendingRow,
   pendingApproval,
@@ -44,8 +45,9 @@ import {
   resumeSettlement,
   type Settlement,
   settleable,
+  takenOver,
 } from '../journal-records.js';
-import { thisProcess } from '../process-identity.js';
+import { thisProcess, workerGone } from '../process-identity.js';
 import { migratePg, PG_SCHEMA_VERSION } from './pg-schema.js';
 import { PgError, type PgStatement, SyncPg } from './sync-pg.js';
 
@@ -57,6 +59,11 @@ const MESSAGE_LOCK = 7_461_002;
 const INCOMPLETE = "('open', 'awaiting_approval')";
 /** The server's clock in ms: leases are judged by one clock, whichever machine a worker is on. */
 const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+/**
+ * A result that failed, read from its JSON text as the journal writes it ({"id":…,"name":…,"ok":false…}),
+ * never parsed as jsonb: jsonb refuses \u0000 and unpaired surrogates, which a model can put in a result.
+ */
+const FAILED_RESULT = String.raw`^\{"id":"([^"\\]|\\.)*","name":"([^"\\]|\\.)*","ok":false`;
 /** The channel an answer to a waiting call is announced on (NOTIFY), so the waiting worker wakes. */
 const APPROVALS_CHANNEL = 'toolgate_approvals';
 /** Rows per page when exporting: memory stays bounded whatever the journal holds. */
@@ -212,7 +219,7 @@ export class PostgresJournal implements Journal {
 
   beginBatch(session: string, calls: readonly ToolCall[], options: BeginBatchOptions = {}): string {
     const id = options.batchId ?? randomUUID();
-    this.#write(this.#insertBatch(id, session, calls, options, Date.now()));
+    this.#guarded(id, () => this.#write(this.#insertBatch(id, session, calls, options, Date.now())));
     this.#sessionOf.set(id, options.messages === false ? undefined : session);
     return id;
   }
@@ -243,6 +250,14 @@ export class PostgresJournal implements Journal {
   ): PgStatement[] {
     const text = options.assistantText ?? null;
     const out: PgStatement[] = [this.#ensureSession(session, now)];
+    // Begun over calls journaled while streaming: only if nobody settled or took the batch meanwhile
+    // (a division by zero rolls the whole write back).
+    if (!finished && options.batchId !== undefined)
+      out.push({
+        text: `SELECT 1 / (1 - count(*)) FROM batches WHERE id = $1
+                 AND NOT (status = 'open' AND (lease_owner IS NULL OR lease_owner IS NOT DISTINCT FROM $2))`,
+        values: [id, options.lease?.worker ?? null],
+      });
     out.push(
       finished
         ? {
@@ -328,14 +343,16 @@ export class PostgresJournal implements Journal {
     ];
   }
 
-  recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall): void {
+  recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall, lease?: Lease): void {
     const now = Date.now();
     this.#write([
       this.#ensureSession(session, now),
+      // Held while the model is still writing the rest: no one takes over a batch still streaming.
       {
-        text: `INSERT INTO batches (id, session_id, status, assistant_text, created_at, owner)
-               VALUES ($1, $2, 'open', NULL, $3, $4) ON CONFLICT (id) DO NOTHING`,
-        values: [batchId, session, now, this.#owner],
+        text: `INSERT INTO batches (id, session_id, status, assistant_text, created_at, owner, lease_owner, lease_expires)
+               VALUES ($1, $2, 'open', NULL, $3, $4, $5, CASE WHEN $5::text IS NULL THEN NULL ELSE ${NOW_MS} + $6 END)
+               ON CONFLICT (id) DO NOTHING`,
+        values: [batchId, session, now, this.#owner, lease?.worker ?? null, lease?.ttlMs ?? 0],
       },
       {
         text: "INSERT INTO calls (batch_id, call_index, call_id, name, arguments, status) VALUES ($1, $2, $3, $4, $5, 'planned')",
@@ -358,30 +375,46 @@ export class PostgresJournal implements Journal {
     this.#write(out);
   }
 
-  markApproved(batchId: string, indexes: readonly number[]): void {
-    this.#write([
-      {
-        text: "UPDATE calls SET status = 'approved' WHERE batch_id = $1 AND call_index = ANY($2::int[])",
-        values: [batchId, [...indexes]],
-      },
-      { text: "UPDATE batches SET status = 'open' WHERE id = $1", values: [batchId] },
-    ]);
+  markApproved(batchId: string, indexes: readonly number[], lease?: Lease): void {
+    this.#guarded(batchId, () =>
+      this.#write([
+        {
+          text: `SELECT 1 / count(*) FROM batches WHERE id = $1 AND status IN ${INCOMPLETE}
+                 AND (lease_owner IS NULL OR lease_owner IS NOT DISTINCT FROM $2 OR $2::text IS NULL)`,
+          values: [batchId, lease?.worker ?? null],
+        },
+        {
+          text: "UPDATE calls SET status = 'approved' WHERE batch_id = $1 AND call_index = ANY($2::int[])",
+          values: [batchId, [...indexes]],
+        },
+        { text: "UPDATE batches SET status = 'open' WHERE id = $1", values: [batchId] },
+      ]),
+    );
+  }
+
+  /** Runs a guarded write: a guard's division by zero means the batch is no longer this process's. */
+  #guarded<T>(batchId: string, write: () => T): T {
+    try {
+      return write();
+    } catch (error) {
+      if (error instanceof JournalError && /division by zero/.test(error.message)) throw takenOver(batchId);
+      throw error;
+    }
   }
 
   markRunning(batchId: string, index: number, lease?: Lease): void {
+    // Only a call that can start (not settled, not done), in a batch nobody settled meanwhile; with a
+    // lease, only while this worker holds it (one statement: the check and the mark are one).
     const [r] = this.#write([
-      lease
-        ? {
-            text: `UPDATE calls SET status = 'running', started_at = $1 WHERE batch_id = $2 AND call_index = $3
-                     AND EXISTS (SELECT 1 FROM batches WHERE id = $2 AND lease_owner = $4 AND lease_expires >= ${NOW_MS})`,
-            values: [Date.now(), batchId, index, lease.worker],
-          }
-        : {
-            text: "UPDATE calls SET status = 'running', started_at = $1 WHERE batch_id = $2 AND call_index = $3",
-            values: [Date.now(), batchId, index],
-          },
+      {
+        text: `UPDATE calls SET status = 'running', started_at = $1 WHERE batch_id = $2 AND call_index = $3
+                 AND status IN ('planned', 'approved', 'running')
+                 AND EXISTS (SELECT 1 FROM batches WHERE id = $2 AND status IN ${INCOMPLETE}
+                   AND ($4::text IS NULL OR (lease_owner = $4 AND lease_expires >= ${NOW_MS})))`,
+        values: [Date.now(), batchId, index, lease?.worker ?? null],
+      },
     ]);
-    if (lease && r?.rowCount === 0) throw leaseLost(batchId, lease.worker);
+    if (r?.rowCount === 0) throw lease ? leaseLost(batchId, lease.worker) : notStartable(batchId, index);
   }
 
   pendingApprovals(): PendingApproval[] {
@@ -527,11 +560,12 @@ export class PostgresJournal implements Journal {
     ]);
   }
 
-  finishBatch(batchId: string): void {
+  finishBatch(batchId: string, lease?: Lease): void {
     this.#write([
       {
-        text: "UPDATE batches SET status = 'complete', finished_at = $1, lease_expires = NULL WHERE id = $2",
-        values: [Date.now(), batchId],
+        text: `UPDATE batches SET status = 'complete', finished_at = $1, lease_expires = NULL
+                 WHERE id = $2 AND status IN ${INCOMPLETE} AND (lease_owner IS NULL OR lease_owner IS NOT DISTINCT FROM $3)`,
+        values: [Date.now(), batchId, lease?.worker ?? null],
       },
     ]);
     this.#sessionOf.delete(batchId);
@@ -731,7 +765,7 @@ export class PostgresJournal implements Journal {
   recentBatches(limit: number): BatchSummary[] {
     return this.#query<BatchRow & { calls: number; failed: number }>(
       `SELECT b.id, b.seq, b.session_id, b.status, b.created_at, b.finished_at, count(c.call_index) AS calls,
-              coalesce(sum(CASE WHEN c.result IS NOT NULL AND (c.result::jsonb ->> 'ok') = 'false' THEN 1 ELSE 0 END), 0) AS failed
+              coalesce(sum(CASE WHEN c.result ~ '${FAILED_RESULT}' THEN 1 ELSE 0 END), 0) AS failed
        FROM (SELECT * FROM batches ORDER BY seq DESC LIMIT $1) b
        LEFT JOIN calls c ON c.batch_id = b.id
        GROUP BY b.id, b.seq, b.session_id, b.status, b.created_at, b.finished_at
@@ -758,6 +792,7 @@ export class PostgresJournal implements Journal {
     batchId: string,
     status: 'resumed' | 'discarded',
     decide: (call: CallRecord) => Settlement,
+    worker?: string,
   ): ToolResult[] {
     const record = settleable(this.batch(batchId), batchId, this.location);
     const now = Date.now();
@@ -766,8 +801,10 @@ export class PostgresJournal implements Journal {
       // Settled once: the batch row is locked, and if another process settled it meanwhile the
       // division by zero aborts the whole transaction (nothing of this settlement is written).
       {
-        text: `SELECT 1 / count(*) FROM (SELECT 1 FROM batches WHERE id = $1 AND status IN ${INCOMPLETE} FOR UPDATE) s`,
-        values: [batchId],
+        text: `SELECT 1 / count(*) FROM (SELECT 1 FROM batches WHERE id = $1 AND status IN ${INCOMPLETE}
+                 AND (lease_expires IS NULL OR lease_expires < ${NOW_MS} OR lease_owner IS NOT DISTINCT FROM $2 OR $3) FOR UPDATE) s`,
+        // A lease of a process of this host that is gone holds nothing (known here, not on the server).
+        values: [batchId, worker ?? null, workerGone(record.lease?.worker)],
       },
     ];
     for (const call of record.calls) {
@@ -801,7 +838,7 @@ export class PostgresJournal implements Journal {
     } catch (error) {
       if (error instanceof PgError && error.code === '22012')
         throw new JournalError(
-          `batch ${batchId} was settled by another process meanwhile; see \`toolgate journal show ${batchId}\``,
+          `batch ${batchId} was settled by another process meanwhile, or another worker holds it (its lease has not run out); see \`toolgate journal show ${batchId}\``,
         );
       throw explainPgError(error, this.location);
     }
@@ -809,12 +846,12 @@ export class PostgresJournal implements Journal {
     return results;
   }
 
-  resumeBatch(batchId: string): ToolResult[] {
-    return this.#settle(batchId, 'resumed', resumeSettlement);
+  resumeBatch(batchId: string, worker?: string): ToolResult[] {
+    return this.#settle(batchId, 'resumed', resumeSettlement, worker);
   }
 
-  discardBatch(batchId: string): ToolResult[] {
-    return this.#settle(batchId, 'discarded', discardSettlement);
+  discardBatch(batchId: string, worker?: string): ToolResult[] {
+    return this.#settle(batchId, 'discarded', discardSettlement, worker);
   }
 
   /** What the server guarantees for a commit, and the schema version (for `toolgate journal` and tests). */

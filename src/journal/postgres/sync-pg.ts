@@ -44,26 +44,23 @@ function workerFile(): URL {
  * answer within `timeoutMs` is a JournalError: a journal that cannot commit stops the batch.
  */
 export class SyncPg {
-  readonly #worker: Worker;
-  readonly #port: MessagePort;
-  readonly #flag = new Int32Array(new SharedArrayBuffer(4));
+  readonly #url: string;
   readonly #timeoutMs: number;
+  readonly #flag = new Int32Array(new SharedArrayBuffer(4));
+  /** The connection: made on first use, and made again after one was lost or timed out. */
+  #worker: Worker | undefined;
+  #port: MessagePort | undefined;
   #closed = false;
 
   private constructor(url: string, timeoutMs: number) {
+    this.#url = url;
     this.#timeoutMs = timeoutMs;
-    this.#worker = new Worker(workerFile());
-    // The worker never keeps the process alive: every request is awaited synchronously anyway.
-    this.#worker.unref();
-    const { port1, port2 } = new MessageChannel();
-    this.#port = port1;
-    this.#worker.postMessage({ port: port2, flag: this.#flag, url, applicationName: 'toolgate' }, [port2]);
   }
 
   static connect(url: string, timeoutMs = 30_000): SyncPg {
     const pg = new SyncPg(url, timeoutMs);
     try {
-      pg.#request({ type: 'connect' });
+      pg.#open();
     } catch (error) {
       pg.close();
       throw error;
@@ -83,30 +80,68 @@ export class SyncPg {
   close(): void {
     if (this.#closed) return;
     try {
-      this.#request({ type: 'end' }, 5_000);
+      if (this.#worker) this.#send({ type: 'end' }, 5_000);
     } catch {
       // A connection already gone: nothing to end.
     }
     this.#closed = true;
-    void this.#worker.terminate();
-    this.#port.close();
+    this.#drop();
   }
 
-  #request(request: PgRequest, timeoutMs = this.#timeoutMs): NonNullable<PgAnswer['results']> {
+  #open(): void {
+    const worker = new Worker(workerFile());
+    // The worker never keeps the process alive: every request is awaited synchronously anyway.
+    worker.unref();
+    const { port1, port2 } = new MessageChannel();
+    worker.postMessage(
+      {
+        port: port2,
+        flag: this.#flag,
+        url: this.#url,
+        applicationName: 'toolgate',
+        // The server gives up on a statement before this side does: a write this side reports as
+        // failed is then one the server did not commit (a commit is not left in doubt).
+        statementTimeoutMs: Math.max(100, Math.floor(this.#timeoutMs * 0.8)),
+      },
+      [port2],
+    );
+    this.#worker = worker;
+    this.#port = port1;
+    this.#send({ type: 'connect' });
+  }
+
+  #drop(): void {
+    void this.#worker?.terminate();
+    this.#port?.close();
+    this.#worker = undefined;
+    this.#port = undefined;
+  }
+
+  #request(request: PgRequest): NonNullable<PgAnswer['results']> {
     if (this.#closed) throw new JournalError('the PostgreSQL journal is closed');
+    // A connection lost earlier (a server restart, a failover): this request gets a new one.
+    if (!this.#worker) this.#open();
+    return this.#send(request);
+  }
+
+  #send(request: PgRequest, timeoutMs = this.#timeoutMs): NonNullable<PgAnswer['results']> {
+    const port = this.#port as MessagePort;
     Atomics.store(this.#flag, 0, 0);
-    this.#port.postMessage(request);
+    port.postMessage(request);
     if (Atomics.wait(this.#flag, 0, 0, timeoutMs) === 'timed-out') {
-      // The connection is in an unknown state: no later request may use it.
-      this.#closed = true;
-      void this.#worker.terminate();
+      // The connection is in an unknown state: it is not used again (the next request makes one).
+      this.#drop();
       throw new JournalError(
-        `PostgreSQL did not answer within ${Math.round(timeoutMs / 1000)} s; check the server (nothing more is written through this connection)`,
+        `PostgreSQL did not answer within ${timeoutMs} ms; check the server (this connection is dropped; the next write makes a new one)`,
       );
     }
-    const message = receiveMessageOnPort(this.#port)?.message as PgAnswer | undefined;
+    const message = receiveMessageOnPort(port)?.message as PgAnswer | undefined;
     if (!message) throw new JournalError('the PostgreSQL journal worker answered nothing');
-    if (message.error) throw new PgError(message.error.message, message.error.code);
+    if (message.error) {
+      // No SQLSTATE: the connection itself failed (reset, terminated): the next request makes a new one.
+      if (!message.error.code || /^(08|57P)/.test(message.error.code)) this.#drop();
+      throw new PgError(message.error.message, message.error.code);
+    }
     return message.results ?? [];
   }
 }
