@@ -22,13 +22,18 @@ export function remoteApprover(journal: Journal): Approver {
         reason:
           'approval was to come from elsewhere (--approve remote), but this batch is not in the journal, so nobody could be asked; run with a journal',
       };
-    const indexOf = new Map<string, number>();
-    for (const c of journal.batch(batchId)?.calls ?? []) indexOf.set(c.id, c.index);
+    // Each question is the batch's next waiting call with that id, in order: two calls may share an
+    // id (a model's mistake), and each question keeps its own call.
+    const waiting = (journal.batch(batchId)?.calls ?? []).filter((c) => c.status === 'awaiting_approval');
+    const indexOf = requests.map((r) => {
+      const k = waiting.findIndex((c) => c.id === r.callId);
+      return k === -1 ? -1 : (waiting.splice(k, 1)[0]?.index ?? -1);
+    });
     let wait = FIRST_WAIT_MS;
     for (;;) {
       const answers = new Map<number, ApprovalAnswer>();
       for (const a of journal.approvalAnswers(batchId)) answers.set(a.index, a);
-      const decided = requests.map((r) => decide(r, answers.get(indexOf.get(r.callId) ?? -1)));
+      const decided = requests.map((r, i) => decide(r, answers.get(indexOf[i] ?? -1)));
       if (decided.every((d) => d !== undefined)) return combine(requests, decided);
       if (signal.aborted) return { kind: 'deny_all', reason: 'no answer came from elsewhere in time' };
       await journal.approvalsChanged(signal, wait);

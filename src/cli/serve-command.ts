@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { serve } from '@hono/node-server';
 import { createConsoleApp } from '../console/console-app.js';
@@ -16,17 +17,23 @@ export interface ServeOptions {
 
 /**
  * `toolgate serve [--http HOST:PORT]` (issue #17 §4): the web console on 127.0.0.1 unless told
- * otherwise; any other address needs TOOLGATE_CONSOLE_TOKEN, or it refuses to start. Prints the
- * address it listens on, then serves until asked to stop.
+ * otherwise; any other address needs TOOLGATE_CONSOLE_TOKEN, or it refuses to start. On loopback
+ * without one, a token is made for this run and printed in the address to open. Serves until
+ * asked to stop.
  */
 export async function runServe(options: ServeOptions, out: NodeJS.WritableStream): Promise<number> {
   const { host, port } = parseListen(options.http ?? '127.0.0.1:7480');
-  const token = process.env.TOOLGATE_CONSOLE_TOKEN || undefined;
+  const given = process.env.TOOLGATE_CONSOLE_TOKEN || undefined;
   const loopback = isLoopback(host);
-  if (!loopback && (token === undefined || token.length < 16))
+  if (!loopback && (given === undefined || given.length < 16))
     throw new UsageError(
       `refusing to serve the console on ${host} without a token: set TOOLGATE_CONSOLE_TOKEN (16 characters or more), or listen on 127.0.0.1`,
     );
+  if (given !== undefined && given.length < 16)
+    throw new UsageError('TOOLGATE_CONSOLE_TOKEN must have 16 characters or more');
+  // Always a token, on loopback too: another user of this machine can reach 127.0.0.1, and an
+  // answer here can let a command run. Without one given, a new one is made and printed once.
+  const token = given ?? randomBytes(24).toString('hex');
   const setup = resolveSetup(options);
   const journal = openJournalOrStop(journalPath(setup, options.journal));
   // The mode as every process on the journal sees it (the config's, unless one was set at run time).
@@ -46,7 +53,7 @@ export async function runServe(options: ServeOptions, out: NodeJS.WritableStream
       return { mode: now.mode, ...(now.record ? { record: now.record } : {}) };
     },
     checkOrigin: (headers) => checkRequestOrigin(headers, loopback, bound),
-    ...(token ? { token } : {}),
+    token,
     answeredBy: `console@${os.hostname()}`,
   });
   const server = serve({ fetch: app.fetch, hostname: host, port });
@@ -57,7 +64,10 @@ export async function runServe(options: ServeOptions, out: NodeJS.WritableStream
   const address = server.address();
   bound = typeof address === 'object' && address ? address.port : port;
   const shown = host.includes(':') ? `[${host}]` : host;
-  out.write(`toolgate console on http://${shown}:${bound}/ (journal ${journal.location})\n`);
+  const base = `http://${shown}:${bound}`;
+  out.write(
+    `toolgate console on ${base}/ (journal ${journal.location})\n${given ? `sign in at ${base}/login?token=… (TOOLGATE_CONSOLE_TOKEN)` : `open ${base}/login?token=${token}`}\n`,
+  );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGTERM', stop);

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, runCli } from '../cli/run-cli.js';
 import { type PgServer, startPostgres } from '../helpers/postgres.js';
@@ -19,6 +19,9 @@ const SHOTS = process.env.TOOLGATE_SCREENSHOTS === '1' ? path.join(REPO, 'docs',
 const root = makeTempDir('toolgate-console-');
 let console_: ChildProcess | undefined;
 let url = '';
+let token = '';
+/** A browser that signed in once (the token, then its cookie). */
+let signedIn: BrowserContext | undefined;
 let browser: Browser | undefined;
 let pg: PgServer | undefined;
 let journal = '';
@@ -36,12 +39,13 @@ beforeAll(async () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  url = await new Promise<string>((resolve, reject) => {
+  // It prints where to sign in, with the token made for this run.
+  [url, token] = await new Promise<[string, string]>((resolve, reject) => {
     let out = '';
     console_?.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-      if (m) resolve(m[1] as string);
+      const m = /open (http:\/\/127\.0\.0\.1:\d+)\/login\?token=([0-9a-f]+)/.exec(out);
+      if (m) resolve([m[1] as string, m[2] as string]);
     });
     console_?.once('exit', (code) => reject(new Error(`toolgate serve exited (${code})`)));
   });
@@ -57,6 +61,10 @@ beforeAll(async () => {
       '--disable-sync',
     ],
   });
+  signedIn = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  const login = await signedIn.newPage();
+  await login.goto(`${url}/login?token=${token}`);
+  await login.close();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -82,7 +90,7 @@ describe('toolgate serve in Chromium (issue #17 §4)', () => {
       input: write('w1', 'hello.txt', 'hello from the browser\nsecond line\n'),
     });
     await untilWaiting();
-    const page = await (browser as Browser).newPage({ viewport: { width: 1100, height: 800 } });
+    const page = await (signedIn as BrowserContext).newPage();
     await page.goto(`${url}/`);
     const card = page.locator('section.approval');
     await expect(card.locator('h2').textContent()).resolves.toMatch(/Create hello\.txt/);
@@ -110,7 +118,7 @@ describe('toolgate serve in Chromium (issue #17 §4)', () => {
   });
 
   it('live: a new question appears without a reload (server-sent events); a denial with its reason reaches the model', async () => {
-    const page = await (browser as Browser).newPage();
+    const page = await (signedIn as BrowserContext).newPage();
     await page.goto(`${url}/`);
     await page.waitForSelector('#none');
     const run = runCliAsync(['exec', '--approve', 'remote', ...on()], {
@@ -135,7 +143,7 @@ describe('toolgate serve in Chromium (issue #17 §4)', () => {
       ]),
     });
     await untilWaiting();
-    const page = await (browser as Browser).newPage();
+    const page = await (signedIn as BrowserContext).newPage();
     await page.goto(`${url}/`);
     const text = (await page.locator('section.approval').textContent()) ?? '';
     expect(text).toMatch(/Sub-commands, each judged: mkdir -p out · touch out\/x/);
@@ -162,7 +170,13 @@ describe('toolgate serve in Chromium (issue #17 §4)', () => {
         }, reject);
       });
     expect(await raw({ host: `evil.example:${port}` })).toBe(403);
-    const form = { host: `127.0.0.1:${port}`, 'content-type': 'application/x-www-form-urlencoded' };
+    // Even on loopback, nothing without the token (another user of this machine reaches 127.0.0.1 too).
+    expect(await raw({ host: `127.0.0.1:${port}` })).toBe(401);
+    const form = {
+      host: `127.0.0.1:${port}`,
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: `toolgate_console=${token}`,
+    };
     expect(await raw({ ...form, origin: 'http://evil.example' }, 'POST', 'csrf=x')).toBe(403);
     expect(
       await raw({ ...form, origin: `http://127.0.0.1:${port}` }, 'POST', 'batch=b&index=0&preview=p'),

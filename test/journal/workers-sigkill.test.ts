@@ -37,10 +37,10 @@ describe('workers and leases under SIGKILL (issue #17 §2)', () => {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
     );
-    const consoleUrl = await new Promise<string>((resolve) => {
+    const [consoleUrl, consoleToken] = await new Promise<[string, string]>((resolve) => {
       console_.stdout?.on('data', (d: Buffer) => {
-        const m = /(http:\/\/127\.0\.0\.1:\d+)\//.exec(d.toString());
-        if (m) resolve(m[1] as string);
+        const m = /open (http:\/\/127\.0\.0\.1:\d+)\/login\?token=([0-9a-f]+)/.exec(d.toString());
+        if (m) resolve([m[1] as string, m[2] as string]);
       });
     });
     const workers: ChildProcess[] = [start(), start(), start()];
@@ -98,7 +98,9 @@ describe('workers and leases under SIGKILL (issue #17 §2)', () => {
       const journaled = new Set(calls.map((c) => c.callId));
       expect(ran.filter((id) => !journaled.has(id))).toEqual([]);
       // The console served the whole time, and shows the batches the workers left, all settled.
-      const page = await fetch(`${consoleUrl}/batches`).then((r) => r.text());
+      const page = await fetch(`${consoleUrl}/batches`, {
+        headers: { authorization: `Bearer ${consoleToken}` },
+      }).then((r) => r.text());
       const newest = journal.recentBatches(1)[0]?.id ?? '';
       expect(page).toContain(newest.slice(0, 8));
       expect(page).not.toMatch(/>open<|>awaiting_approval</);
