@@ -131,6 +131,24 @@ describe('PostgresJournal', () => {
     expect(Date.now() - started).toBeLessThan(5_000); // woken by the NOTIFY, not the 30 s fallback
   });
 
+  it('a result holding \\u0000 or a lone surrogate (a model can put them there) does not break listing batches; failures are still counted', () => {
+    const { journal } = postgres();
+    const id = journal.beginBatch('S', [
+      { id: 'c0', name: 'read_file', arguments: { path: 'nope\u0000.txt' } },
+    ]);
+    journal.markRunning(id, 0);
+    journal.recordResult(id, 0, {
+      id: 'c0',
+      name: 'read_file',
+      ok: false,
+      content: 'bad \u0000 \ud800 name',
+      error: { type: 'NotFound', message: 'nope\u0000' },
+      latencyMs: 1,
+    });
+    journal.finishBatch(id);
+    expect(journal.recentBatches(5)).toMatchObject([{ id, calls: 1, failed: 1 }]);
+  });
+
   it('two connections appending to one session get consecutive message numbers, none lost', () => {
     const { journal, reopen } = postgres();
     const other = reopen();
