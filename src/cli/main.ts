@@ -14,6 +14,26 @@ const approveOption = () =>
     'answer confirmations: ask (on the terminal), all, none, or remote (wait for `toolgate approvals` from anywhere)',
   ).choices(['ask', 'all', 'none', 'remote']);
 
+/** --journal, as every command that opens the journal takes it. */
+const journalOption = () =>
+  new Option(
+    '--journal <file|url>',
+    'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
+  );
+/** Telemetry and logs, for the commands that run tools (docs/OPERATIONS.md). */
+const otlpOption = () =>
+  new Option(
+    '--otlp <url>',
+    'export traces and metrics to this OpenTelemetry collector (OTLP/HTTP, e.g. http://127.0.0.1:4318)',
+  );
+const logLevelOption = () =>
+  new Option(
+    '--log-level <level>',
+    'structured log lines (JSON): trace, debug, info, warn (default), error, silent',
+  );
+const logFileOption = () =>
+  new Option('--log-file <file>', 'append the log lines to this file instead of stderr');
+
 /**
  * The options `run` and `chat` share for choosing the model. Declared here, not beside their
  * resolution (provider-options.ts), so that every other command loads none of the provider code.
@@ -63,20 +83,11 @@ export function buildProgram(): Command {
         '--session <id>',
         'conversation identity (read-before-edit cache and journal rows are kept per session)',
       )
-      .option(
-        '--journal <file|url>',
-        'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
-      )
+      .addOption(journalOption())
       .option('--no-journal', 'do not journal this run')
-      .option(
-        '--otlp <url>',
-        'export traces and metrics to this OpenTelemetry collector (OTLP/HTTP, e.g. http://127.0.0.1:4318)',
-      )
-      .option(
-        '--log-level <level>',
-        'structured log lines (JSON): trace, debug, info, warn (default), error, silent',
-      )
-      .option('--log-file <file>', 'append the log lines to this file instead of stderr')
+      .addOption(otlpOption())
+      .addOption(logLevelOption())
+      .addOption(logFileOption())
       .option(
         '--user <name>',
         'whose memory the memory tools use (default [tools.memory] user, else the login name)',
@@ -104,24 +115,15 @@ export function buildProgram(): Command {
       '--session <id>',
       'conversation identity: the conversation continues across runs with the same id',
     )
-    .option(
-      '--journal <file|url>',
-      'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
-    )
+    .addOption(journalOption())
     .option('--no-journal', 'do not journal this run')
     .option(
       '--user <name>',
       'whose memory the memory tools use (default [tools.memory] user, else the login name)',
     )
-    .option(
-      '--otlp <url>',
-      'export traces and metrics to this OpenTelemetry collector (OTLP/HTTP, e.g. http://127.0.0.1:4318)',
-    )
-    .option(
-      '--log-level <level>',
-      'structured log lines (JSON): trace, debug, info, warn (default), error, silent',
-    )
-    .option('--log-file <file>', 'append the log lines to this file instead of stderr')
+    .addOption(otlpOption())
+    .addOption(logLevelOption())
+    .addOption(logFileOption())
     .option('--json', 'print the whole turn as a JSON array of messages')
     .option('--verbose', 'print each tool call and its outcome on stderr as the turn runs')
     .action(async (prompt: string, opts) => {
@@ -141,20 +143,11 @@ export function buildProgram(): Command {
     ),
   )
     .option('--session <id>', 'conversation identity: continue the conversation of an earlier chat or run')
-    .option(
-      '--journal <file|url>',
-      'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
-    )
+    .addOption(journalOption())
     .option('--no-journal', 'do not journal this chat')
-    .option(
-      '--otlp <url>',
-      'export traces and metrics to this OpenTelemetry collector (OTLP/HTTP, e.g. http://127.0.0.1:4318)',
-    )
-    .option(
-      '--log-level <level>',
-      'structured log lines (JSON): trace, debug, info, warn (default), error, silent',
-    )
-    .option('--log-file <file>', 'append the log lines to this file instead of stderr')
+    .addOption(otlpOption())
+    .addOption(logLevelOption())
+    .addOption(logFileOption())
     .option(
       '--user <name>',
       'whose memory the memory tools use (default [tools.memory] user, else the login name)',
@@ -199,10 +192,7 @@ export function buildProgram(): Command {
       .description(
         'List batches a crash left incomplete; resume them with the results they have, or discard their results.',
       )
-      .option(
-        '--journal <file|url>',
-        'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
-      )
+      .addOption(journalOption())
       .option('--json', 'print the incomplete batches as JSON: [{id, session, calls: [{id, name, status}]}]')
       .option(
         '--resume <id>',
@@ -245,20 +235,11 @@ export function buildProgram(): Command {
         ).choices(['remote']),
       )
       .option('--session <id>', 'conversation identity (read cache and journal rows)')
-      .option(
-        '--journal <file|url>',
-        'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
-      )
+      .addOption(journalOption())
       .option('--no-journal', 'do not journal')
-      .option(
-        '--otlp <url>',
-        'export traces and metrics to this OpenTelemetry collector (OTLP/HTTP, e.g. http://127.0.0.1:4318)',
-      )
-      .option(
-        '--log-level <level>',
-        'structured log lines (JSON): trace, debug, info, warn (default), error, silent',
-      )
-      .option('--log-file <file>', 'append the log lines to this file instead of stderr')
+      .addOption(otlpOption())
+      .addOption(logLevelOption())
+      .addOption(logFileOption())
       .option(
         '--user <name>',
         'whose memory the memory tools use (default [tools.memory] user, else the login name)',
@@ -273,7 +254,7 @@ export function buildProgram(): Command {
       .description(
         'Take over and finish the batches whose worker died (their lease ran out), as long as it runs; several may share one journal.',
       )
-      .option('--journal <file|url>', 'journal: a SQLite file or a postgres:// URL (default [journal] url)')
+      .addOption(journalOption())
       .addOption(approveOption().default('none'))
       .option('--lease-seconds <n>', 'how long this worker holds a batch between renewals', '30')
       .option('--once', 'take over what has expired now, then exit'),
@@ -291,7 +272,7 @@ export function buildProgram(): Command {
         '--http <listen>',
         '[HOST:]PORT (127.0.0.1:7480 by default; other hosts need TOOLGATE_CONSOLE_TOKEN)',
       )
-      .option('--journal <file|url>', 'journal: a SQLite file or a postgres:// URL (default [journal] url)'),
+      .addOption(journalOption()),
   ).action(async (opts) => {
     process.exitCode = await (await import('./serve-command.js')).runServe(opts, process.stdout);
   });
@@ -301,13 +282,11 @@ export function buildProgram(): Command {
     .description(
       'Calls waiting for a person, from any process on this journal (those run with --approve remote wait for these answers).',
     );
-  const journalOption = '--journal <file|url>';
-  const journalHelp = 'journal: a SQLite file or a postgres:// URL (default [journal] url)';
   withSetup(
     approvalsCmd
       .command('list')
       .description('Every call waiting for an answer, oldest first.')
-      .option(journalOption, journalHelp)
+      .addOption(journalOption())
       .option('--json', 'print [{id, tool, summary, session, requested_at}]'),
   ).action(async (opts) => {
     process.exitCode = (await import('./approvals-command.js')).runApprovalsList(opts, process.stdout);
@@ -319,7 +298,7 @@ export function buildProgram(): Command {
         'The whole preview of one waiting call (the command, the diff, what it touches) and its hash.',
       )
       .argument('<id>', 'BATCH.N, as `approvals list` shows it (the batch id may be shortened)')
-      .option(journalOption, journalHelp),
+      .addOption(journalOption()),
   ).action(async (id: string, opts) => {
     process.exitCode = (await import('./approvals-command.js')).runApprovalsShow(id, opts, process.stdout);
   });
@@ -330,7 +309,7 @@ export function buildProgram(): Command {
       .argument('<id>', 'BATCH.N')
       .option('--always <scope>', 'and remember it: session or project')
       .option('--preview <hash>', 'only if the call is still the one shown with this preview hash')
-      .option(journalOption, journalHelp),
+      .addOption(journalOption()),
   ).action(async (id: string, opts) => {
     process.exitCode = (await import('./approvals-command.js')).runApprovalsApprove(id, opts, process.stdout);
   });
@@ -341,7 +320,7 @@ export function buildProgram(): Command {
       .argument('<id>', 'BATCH.N')
       .requiredOption('--reason <text>', 'why (the model reads it)')
       .option('--preview <hash>', 'only if the call is still the one shown with this preview hash')
-      .option(journalOption, journalHelp),
+      .addOption(journalOption()),
   ).action(async (id: string, opts) => {
     process.exitCode = (await import('./approvals-command.js')).runApprovalsDeny(id, opts, process.stdout);
   });
@@ -355,10 +334,7 @@ export function buildProgram(): Command {
     modeCmd
       .command('show')
       .description('The mode in force, where it comes from, and its recent changes.')
-      .option(
-        '--journal <file|url>',
-        'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
-      )
+      .addOption(journalOption())
       .option('--limit <n>', 'how many changes', '10')
       .option('--json', 'print {mode, source, history} as JSON'),
   ).action(async (opts) => {
@@ -370,10 +346,7 @@ export function buildProgram(): Command {
       .description('Change the mode, with the reason; running servers re-list their tools.')
       .argument('<mode>', 'NORMAL, ALERT, DEGRADED, LOCKDOWN or RECOVERY')
       .requiredOption('--reason <text>', 'why (kept with the change)')
-      .option(
-        '--journal <file|url>',
-        'journal: a SQLite file, or postgres://user@host/db (default [journal] url, else .toolgate/journal.db under the first root)',
-      ),
+      .addOption(journalOption()),
   ).action(async (mode: string, opts) => {
     process.exitCode = await (await import('./mode-command.js')).runModeSet(mode, opts, process.stdout);
   });
@@ -383,7 +356,7 @@ export function buildProgram(): Command {
     journalCmd
       .command('list')
       .description('Recent batches, newest first.')
-      .option('--journal <file|url>', 'journal: a SQLite file or a postgres:// URL')
+      .addOption(journalOption())
       .option('--limit <n>', 'how many batches', '20')
       .option('--json', 'print JSON'),
   ).action(async (opts) => {
@@ -394,7 +367,7 @@ export function buildProgram(): Command {
       .command('show')
       .description('One batch: calls, decisions with the deciding rule, results and timings.')
       .argument('<id>', 'batch id')
-      .option('--journal <file|url>', 'journal: a SQLite file or a postgres:// URL')
+      .addOption(journalOption())
       .option('--json', 'print JSON'),
   ).action(async (id: string, opts) => {
     process.exitCode = (await import('./journal-command.js')).runJournalShow(id, opts, process.stdout);
@@ -407,7 +380,7 @@ export function buildProgram(): Command {
         'Remove complete batches older than an age (never open ones or ones waiting for approval).',
       )
       .option('--older-than <age>', 'e.g. 30d, 12h (default: [journal] retain_days)')
-      .option('--journal <file|url>', 'journal: a SQLite file or a postgres:// URL')
+      .addOption(journalOption())
       .option('--json', 'print what was removed as JSON'),
   ).action(async (opts) => {
     process.exitCode = (await import('./journal-command.js')).runJournalPrune(opts, process.stdout);
@@ -420,7 +393,7 @@ export function buildProgram(): Command {
       )
       .option('--since <when>', 'a date (2026-11-01) or an age (7d); default: everything')
       .option('--format <format>', 'jsonl', 'jsonl')
-      .option('--journal <file|url>', 'journal: a SQLite file or a postgres:// URL'),
+      .addOption(journalOption()),
   ).action(async (opts) => {
     process.exitCode = (await import('./journal-command.js')).runJournalExport(opts, process.stdout);
   });

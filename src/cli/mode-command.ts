@@ -15,8 +15,11 @@ interface ModeOptions {
   limit?: string;
 }
 
-/** The gate of the project's journal: the mode lives there, for every process that uses it. */
-function openProjectGate(options: ModeOptions) {
+/**
+ * The gate of the project's journal, with no tools: the mode lives there, for every process that
+ * uses it (`toolgate mode`, and the console's header).
+ */
+export function openProjectGate(options: Pick<ModeOptions, 'root' | 'config' | 'journal'>) {
   const setup = resolveSetup(options);
   const journal = openJournalOrStop(journalPath(setup, options.journal));
   const gate = createToolgate({

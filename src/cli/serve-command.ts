@@ -2,10 +2,8 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { serve } from '@hono/node-server';
 import { createConsoleApp } from '../console/console-app.js';
-import { createToolgate } from '../toolgate.js';
 import { checkRequestOrigin, isLoopback, parseListen } from './http-guard.js';
-import { journalPath, openJournalOrStop } from './open-journal.js';
-import { resolveSetup } from './resolve-setup.js';
+import { openProjectGate } from './mode-command.js';
 import { UsageError } from './usage-error.js';
 
 export interface ServeOptions {
@@ -25,26 +23,17 @@ export async function runServe(options: ServeOptions, out: NodeJS.WritableStream
   const { host, port } = parseListen(options.http ?? '127.0.0.1:7480');
   const given = process.env.TOOLGATE_CONSOLE_TOKEN || undefined;
   const loopback = isLoopback(host);
-  if (!loopback && (given === undefined || given.length < 16))
+  if (given !== undefined && given.length < 16)
+    throw new UsageError('TOOLGATE_CONSOLE_TOKEN must have 16 characters or more');
+  if (!loopback && given === undefined)
     throw new UsageError(
       `refusing to serve the console on ${host} without a token: set TOOLGATE_CONSOLE_TOKEN (16 characters or more), or listen on 127.0.0.1`,
     );
-  if (given !== undefined && given.length < 16)
-    throw new UsageError('TOOLGATE_CONSOLE_TOKEN must have 16 characters or more');
   // Always a token, on loopback too: another user of this machine can reach 127.0.0.1, and an
   // answer here can let a command run. Without one given, a new one is made and printed once.
   const token = given ?? randomBytes(24).toString('hex');
-  const setup = resolveSetup(options);
-  const journal = openJournalOrStop(journalPath(setup, options.journal));
   // The mode as every process on the journal sees it (the config's, unless one was set at run time).
-  const gate = createToolgate({
-    config: setup.config,
-    roots: setup.roots,
-    baseDir: setup.baseDir,
-    journal,
-    builtins: false,
-    lease: false,
-  });
+  const { gate, journal } = openProjectGate(options);
   let bound = port;
   const { app } = createConsoleApp({
     journal,

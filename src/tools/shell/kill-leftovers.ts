@@ -22,12 +22,6 @@ function statFields(pid: string): string[] | undefined {
   }
 }
 
-/** The start time of a process (field 22 of its stat), or undefined where there is no /proc. */
-export function startTime(pid: number): number | undefined {
-  const fields = statFields(String(pid));
-  return fields ? Number(fields[19]) : undefined;
-}
-
 /** What the process's descriptors 0, 1 and 2 are (`socket:[…]`, `pipe:[…]`), as /proc shows them. */
 export function stdioLinks(pid: number): Set<string> {
   const links = new Set<string>();

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { startTime } from '../../journal/process-identity.js';
 import { FrameReader } from './frame-reader.js';
-import { killLeftovers, type ShellIdentity, startTime, stdioLinks } from './kill-leftovers.js';
+import { killLeftovers, type ShellIdentity, stdioLinks } from './kill-leftovers.js';
 import { killOnExit, signalGroup, stopGroup } from './process-group.js';
 
 /** How a session's shell is started: its argv and environment, in the directory given. */
@@ -218,7 +219,7 @@ export class SessionShell {
         pgid: pid,
         keep: new Set([pid, hello.pid]),
         links: stdioLinks(hello.pid),
-        since: since ?? 0,
+        since: since === undefined ? 0 : Number(since),
       };
     }
     return live;
