@@ -124,6 +124,15 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (batch_id, call_index)
   );
   `,
+  // Read-only batches as they finish, one row each (a commit writes one page, not the four that a
+  // batch and its calls with their keys take), moved into batches and calls off the reply's path
+  // (SqliteJournal#fold): every reader folds first, so none ever sees them apart.
+  `
+  CREATE TABLE staged_batches (
+    seq INTEGER PRIMARY KEY,
+    body TEXT NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -57,6 +57,21 @@ import { thisProcess } from './process-identity.js';
 import { migrate } from './schema.js';
 import { WalSync } from './wal-sync.js';
 
+/** Staged batches are folded when this many wait, or this long after the first (see #foldSoon). */
+const FOLD_AT = 64;
+const FOLD_AFTER_MS = 100;
+
+/** A read-only batch as staged (recordFinishedBatch): everything #insertBatch needs to write it. */
+interface StagedBatch {
+  id: string;
+  session: string;
+  calls: readonly ToolCall[];
+  finished: readonly FinishedCall[];
+  options: BeginBatchOptions;
+  now: number;
+  owner: string;
+}
+
 /** Turns SQLite's error codes into what a person can act on. */
 export function explainSqliteError(error: unknown, file: string): JournalError {
   const code = (error as { code?: string }).code ?? '';
@@ -146,6 +161,11 @@ export class SqliteJournal implements Journal {
    */
   #concurrent = false;
   #rateIndexReady = false;
+  /** Batches this process staged and has not folded yet (see recordFinishedBatch). */
+  #staged = 0;
+  #foldScheduled = false;
+  #foldTimer: NodeJS.Timeout | undefined;
+  #closed = false;
   /** Within one write transaction: the next message seq per session (see #message). */
   readonly #nextSeq = new Map<string, number>();
   #firstSession: string | undefined;
@@ -181,7 +201,9 @@ export class SqliteJournal implements Journal {
       migrate(db);
       // Touch the file's header and schema now, so a damaged file fails here, before any batch.
       db.prepare('SELECT count(*) FROM batches').get();
-      return new SqliteJournal(file, db);
+      const journal = new SqliteJournal(file, db);
+      journal.#foldForRead(); // batches a process staged before it died
+      return journal;
     } catch (error) {
       db?.close();
       if (error instanceof JournalError) throw error;
@@ -297,6 +319,10 @@ export class SqliteJournal implements Journal {
         'INSERT INTO grants (session_id, tool, prefix, scope, created_at) VALUES (?, ?, ?, ?, ?)',
       ),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
+      stage: db.prepare('INSERT INTO staged_batches (body) VALUES (?)'),
+      stagedBatches: db.prepare('SELECT seq, body FROM staged_batches ORDER BY seq'),
+      clearStaged: db.prepare('DELETE FROM staged_batches WHERE seq <= ?'),
+      anyStaged: db.prepare('SELECT EXISTS (SELECT 1 FROM staged_batches)').pluck(),
       todos: db.prepare(
         'SELECT id, task, completed, created_at FROM todos WHERE session_id = ? ORDER BY position',
       ),
@@ -349,26 +375,83 @@ export class SqliteJournal implements Journal {
    */
   readonly #pendingReads = new Map<string, { session: string; path: string; record: ReadRecord | null }>();
 
-  /** Runs one write transaction, turning SQLite errors into JournalErrors. */
+  /**
+   * Runs one write transaction, turning SQLite errors into JournalErrors. Batches this process
+   * staged are folded first, so whatever it writes next lands after them (messages keep their order).
+   */
   #write<T>(fn: () => T): T {
+    return this.#commit(fn, this.#staged > 0);
+  }
+
+  #commit<T>(fn: () => T, fold: boolean): T {
     this.#nextSeq.clear(); // what another process appended since is read again inside the lock
+    const reads = this.#pendingReads.size === 0 ? undefined : [...this.#pendingReads.values()];
     try {
-      if (this.#pendingReads.size === 0) return this.#transaction.immediate(fn) as T;
-      const reads = [...this.#pendingReads.values()];
       const out = this.#transaction.immediate(() => {
-        for (const r of reads) {
+        if (fold) this.#foldStaged();
+        for (const r of reads ?? []) {
           if (r.record) this.#stmt.putRead.run(r.session, r.path, r.record.sha256, r.record.readAt);
           else this.#stmt.deleteRead.run(r.session, r.path);
         }
         return fn();
       }) as T;
-      for (const r of reads) {
+      if (fold) this.#staged = 0;
+      for (const r of reads ?? []) {
         const key = readKey(r.session, r.path);
         if (this.#pendingReads.get(key) === r) this.#pendingReads.delete(key);
       }
       return out;
     } catch (error) {
       throw explainSqliteError(error, this.location);
+    }
+  }
+
+  /** Inside a write transaction: every staged batch (this process's, or one a crash left) into batches and calls. */
+  #foldStaged(): void {
+    const rows = this.#stmt.stagedBatches.all() as { seq: number; body: string }[];
+    for (const row of rows) {
+      const b = JSON.parse(row.body) as StagedBatch;
+      this.#insertBatch(b.id, b.session, b.calls, b.options, b.now, b.finished, b.owner);
+    }
+    const last = rows.at(-1);
+    if (last) this.#stmt.clearStaged.run(last.seq);
+  }
+
+  /**
+   * Folds off the reply's path, many at a time: rows of one-call batches share pages, so a fold
+   * of 64 writes a few pages where 64 commits of their own would write four each. Readers, other
+   * writes and close() fold at once, so nobody ever reads around a staged batch.
+   */
+  #foldSoon(): void {
+    if (this.#staged >= FOLD_AT) {
+      clearTimeout(this.#foldTimer);
+      this.#foldTimer = undefined;
+      if (!this.#foldScheduled) {
+        this.#foldScheduled = true;
+        setImmediate(() => this.#foldNow()).unref();
+      }
+    } else this.#foldTimer ??= setTimeout(() => this.#foldNow(), FOLD_AFTER_MS).unref();
+  }
+
+  #foldNow(): void {
+    this.#foldScheduled = false;
+    clearTimeout(this.#foldTimer);
+    this.#foldTimer = undefined;
+    if (this.#closed || this.#staged === 0) return;
+    try {
+      this.#write(() => undefined);
+    } catch {
+      // Left staged: folded by the next write, read or open, where a failure is reported.
+    }
+  }
+
+  /** Before reading batches, calls or messages: none of them is still staged, here or by a process that died. */
+  #foldForRead(): void {
+    if (this.#staged === 0 && this.#stmt.anyStaged.get() === 0) return;
+    try {
+      this.#commit(() => undefined, true);
+    } catch {
+      // A reader that cannot write now (busy, read-only file) reads what is folded.
     }
   }
 
@@ -428,8 +511,18 @@ export class SqliteJournal implements Journal {
     options: BeginBatchOptions = {},
   ): string {
     this.#noteSession(session);
-    const id = options.batchId ?? randomUUID();
-    this.#write(() => this.#insertBatch(id, session, calls, options, Date.now(), finished));
+    const now = Date.now();
+    if (options.batchId !== undefined) {
+      // Begun over calls journaled while streaming: its rows exist, so it is finished in place.
+      this.#write(() => this.#insertBatch(options.batchId as string, session, calls, options, now, finished));
+      return options.batchId;
+    }
+    // One row in one commit before anyone sees a result; batches and calls get it off the reply's path.
+    const id = randomUUID();
+    const staged: StagedBatch = { id, session, calls, finished, options, now, owner: this.#owner };
+    this.#commit(() => this.#stmt.stage.run(JSON.stringify(staged)), false);
+    this.#staged++;
+    this.#foldSoon();
     return id;
   }
 
@@ -444,6 +537,7 @@ export class SqliteJournal implements Journal {
     options: BeginBatchOptions,
     now: number,
     finished?: readonly FinishedCall[],
+    owner = this.#owner,
   ): void {
     this.#stmt.ensureSession.run(session, now);
     // Calls already journaled while streaming (recordStreamedCall) are kept; the rest are added.
@@ -458,8 +552,8 @@ export class SqliteJournal implements Journal {
       throw takenOver(id);
     const text = options.assistantText ?? null;
     if (streamed) this.#stmt.setAssistantText.run(text, id);
-    else if (finished) this.#stmt.insertFinishedBatch.run(id, session, text, now, now, this.#owner);
-    else this.#stmt.insertBatch.run(id, session, 'open', text, now, this.#owner);
+    else if (finished) this.#stmt.insertFinishedBatch.run(id, session, text, now, now, owner);
+    else this.#stmt.insertBatch.run(id, session, 'open', text, now, owner);
     if (options.lease && !finished)
       this.#stmt.setLease.run(options.lease.worker, now + options.lease.ttlMs, id);
     const known = streamed
@@ -659,6 +753,7 @@ export class SqliteJournal implements Journal {
   }
 
   messages(session: string): MessageRecord[] {
+    this.#foldForRead();
     return (
       this.#stmt.messages.all(session) as {
         seq: number;
@@ -710,6 +805,7 @@ export class SqliteJournal implements Journal {
     before: number,
     maxBatches = Number.MAX_SAFE_INTEGER,
   ): { batches: number; calls: number; messages: number } {
+    this.#foldForRead();
     const oldest = this.#stmt.oldestComplete.get() as number | undefined;
     if (oldest === undefined || oldest >= before) return { batches: 0, calls: 0, messages: 0 };
     return this.#write(() => {
@@ -726,6 +822,7 @@ export class SqliteJournal implements Journal {
   }
 
   *exportCalls(since: number): Generator<ExportedCall> {
+    this.#foldForRead();
     for (const row of this.#stmt.exportCalls.iterate(since) as Iterable<ExportRow>) yield exportedCall(row);
   }
 
@@ -801,6 +898,7 @@ export class SqliteJournal implements Journal {
   }
 
   countCallsSince(tool: string, since: number): number {
+    this.#foldForRead();
     this.#ensureRateIndex();
     return (this.#stmt.countSince.get(tool, since) as { n: number }).n;
   }
@@ -821,16 +919,19 @@ export class SqliteJournal implements Journal {
   }
 
   batch(batchId: string): BatchRecord | undefined {
+    this.#foldForRead();
     const row = this.#stmt.batch.get(batchId) as BatchRow | undefined;
     return row ? this.#toRecord(row) : undefined;
   }
 
   batchIdsStartingWith(prefix: string, limit: number): string[] {
     if (prefix === '') return [];
+    this.#foldForRead();
     return (this.#stmt.batchIdsStartingWith.all({ prefix, limit }) as { id: string }[]).map((r) => r.id);
   }
 
   recentBatches(limit: number): BatchSummary[] {
+    this.#foldForRead();
     return (this.#stmt.recent.all(limit) as (BatchRow & { calls: number; failed: number | null })[]).map(
       (r) => ({
         id: r.id,
@@ -898,7 +999,8 @@ export class SqliteJournal implements Journal {
 
   close(): void {
     try {
-      if (this.#pendingReads.size > 0) this.#write(() => undefined); // nothing recorded is dropped
+      // Nothing recorded is dropped: read records are written, staged batches folded.
+      if (this.#pendingReads.size > 0 || this.#staged > 0) this.#write(() => undefined);
     } catch {
       // A journal that cannot write any more: the calls' results could not be recorded either.
     }
@@ -907,6 +1009,8 @@ export class SqliteJournal implements Journal {
     } catch {
       // No WAL (nothing was ever written) or it is gone: SQLite's close checkpoints what there is.
     } finally {
+      this.#closed = true;
+      clearTimeout(this.#foldTimer);
       this.#wal?.close();
       this.#db.close();
     }
