@@ -362,7 +362,7 @@ export async function removeEntry(
         kept.push(relative);
         return true;
       };
-      const removed = await removeTree(entry, target.relative, target.absolute, keep);
+      const { removed } = await removeTree(entry, target.relative, target.absolute, keep);
       return { kind: 'directory', removed, kept };
     }
     await unlink(entry);
@@ -374,53 +374,99 @@ export async function removeEntry(
   }
 }
 
+/** How much of an entry went: how many entries were removed, and whether the entry itself is gone. */
+interface Removal {
+  removed: number;
+  gone: boolean;
+}
+
 /**
  * Deletes a directory tree, opening each level with O_NOFOLLOW so a swapped-in link is never
- * entered. Entries `keep` names (denied ones) stay, and so do the directories holding them.
+ * entered. Entries `keep` names (denied ones) stay, and so do the directories holding them. A level
+ * is listed again until only kept entries are left, so an entry another process puts back
+ * meanwhile goes too (a bounded number of times).
  */
 async function removeTree(
   dirPath: string,
   relative: string,
   absolute: string,
   keep: (relative: string, absolute: string) => boolean,
-): Promise<number> {
+): Promise<Removal> {
   const handle = await open(dirPath, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   let removed = 0;
-  let keptHere = false;
   try {
     const base = throughFd(handle, dirPath);
-    for (const entry of await readdir(base, { withFileTypes: true })) {
-      const child = `${base}/${entry.name}`;
-      const childRelative = `${relative}/${entry.name}`;
-      const childAbsolute = path.join(absolute, entry.name);
-      if (keep(childRelative, childAbsolute)) {
-        keptHere = true;
-        continue;
+    for (let pass = 0; ; pass++) {
+      let again = false;
+      let kept = false;
+      for (const entry of await readdir(base, { withFileTypes: true })) {
+        const childRelative = `${relative}/${entry.name}`;
+        const childAbsolute = path.join(absolute, entry.name);
+        if (keep(childRelative, childAbsolute)) {
+          kept = true;
+          continue;
+        }
+        const child = await removeChanging(
+          `${base}/${entry.name}`,
+          childRelative,
+          childAbsolute,
+          keep,
+          entry.isDirectory(),
+        );
+        removed += child.removed;
+        if (child.gone)
+          again = true; // listed again: something may have been put back meanwhile
+        else kept = true; // a directory holding kept entries
       }
-      if (entry.isDirectory()) {
-        const before = removed;
-        removed += await removeTree(child, childRelative, childAbsolute, keep);
-        if (removed === before || !(await isGone(child))) keptHere = true;
-      } else {
-        await unlink(child);
-        removed++;
+      if (kept) return { removed, gone: false };
+      if (again && pass < 20) continue;
+      try {
+        await rmdir(dirPath);
+        return { removed: removed + 1, gone: true };
+      } catch (error) {
+        // Something was put back between the last listing and now: list again.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || pass >= 20) throw error;
       }
     }
   } finally {
     await handle.close();
   }
-  if (keptHere) return removed;
-  await rmdir(dirPath);
-  return removed + 1;
 }
 
-async function isGone(entry: string): Promise<boolean> {
-  try {
-    await lstat(entry);
-    return false;
-  } catch {
-    return true;
+/**
+ * Removes one entry, a tree or not. What it is may change between looking and removing (another
+ * process swapping a directory for a link and back): a link or file is unlinked, never followed,
+ * and a directory is entered only through a descriptor opened with O_NOFOLLOW; each try follows
+ * what the last one found, a bounded number of times.
+ */
+async function removeChanging(
+  entry: string,
+  relative: string,
+  absolute: string,
+  keep: (relative: string, absolute: string) => boolean,
+  directory: boolean,
+): Promise<Removal> {
+  for (let attempt = 0, tree = directory; ; attempt++, tree = !tree) {
+    try {
+      if (tree) return await removeTree(entry, relative, absolute, keep);
+      await unlink(entry);
+      return { removed: 1, gone: true };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { removed: 0, gone: true };
+      const changed = tree ? code === 'ELOOP' || code === 'ENOTDIR' : code === 'EISDIR' || code === 'EPERM';
+      if (!changed || attempt >= 100) throw error;
+    }
   }
+}
+
+/**
+ * Removes a temporary file or tree this process made in the workspace (after a failed copy),
+ * level by level through descriptors: a link another process swaps in meanwhile, at any depth, is
+ * removed itself and never followed, so nothing outside the tree can be deleted.
+ */
+export async function removeOwnTemp(entryPath: string): Promise<void> {
+  await removeChanging(entryPath, '', entryPath, () => false, true);
 }
 
 /**

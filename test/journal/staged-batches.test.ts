@@ -184,7 +184,8 @@ describe('staged read-only batches (issue #14 item 4)', () => {
             expect(other.recentBatches(1000)).toHaveLength(expected.length);
           }
         }
-        const reader = reopen ? (j.close(), SqliteJournal.open(file)) : other;
+        if (reopen) j.close();
+        const reader = reopen ? SqliteJournal.open(file) : other;
         const recent = reader.recentBatches(1000);
         expect(recent.map((b) => b.id).sort()).toEqual(expected.map((e) => e.id).sort());
         for (const e of expected)

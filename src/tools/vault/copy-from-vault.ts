@@ -1,9 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { type FileHandle, link, lstat, mkdir, open, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { type FileHandle, link, lstat, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../../core/tool-error.js';
-import { mapFsError, openDirectoryChain, openForRead, throughFd } from '../../sandbox/safe-fs.js';
+import {
+  mapFsError,
+  openDirectoryChain,
+  openForRead,
+  removeOwnTemp,
+  throughFd,
+} from '../../sandbox/safe-fs.js';
 import type { ResolvedPath, Sandbox } from '../../sandbox/sandbox.js';
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -168,7 +174,7 @@ export async function copyFromVault(
     await parent.sync().catch(() => {});
     return { kind: 'file', files: [copied], bytes: copied.bytes, sha256: copied.sha256, skipped: [] };
   } catch (error) {
-    await rm(tempPath, { recursive: true, force: true }).catch(() => {});
+    await removeOwnTemp(tempPath).catch(() => {});
     if (options.signal.aborted) throw error;
     throw mapFsError(error, destination.relative);
   } finally {
