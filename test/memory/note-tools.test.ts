@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -295,4 +297,78 @@ describe('hybrid search with an embeddings endpoint (issue #15)', () => {
     await gate.close();
     await nothing.close();
   });
+});
+
+describe('a misbehaving embeddings endpoint never takes the process down (review finding, HIGH)', () => {
+  /** Answers every request the way `mode` says; counts the bytes it managed to send. */
+  async function badServer(mode: 'endless' | 'declared' | 'dimensions' | 'overflow') {
+    const state = { sent: 0 };
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (mode === 'declared') {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(2 ** 30) });
+          res.write('{"data":[');
+          return;
+        }
+        if (mode === 'dimensions' || mode === 'overflow') {
+          const embedding = mode === 'dimensions' ? new Array(20_000).fill(0.5) : [1e39, 1, 1];
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end(JSON.stringify({ data: [{ index: 0, embedding }] }));
+        }
+        // endless: a valid start, then numbers forever (chunked, no length), as fast as it is read
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"data":[{"index":0,"embedding":[0.5');
+        const chunk = ',0.25'.repeat(200_000);
+        const pump = () => {
+          while (!res.destroyed && state.sent < 2 ** 30) {
+            state.sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+        };
+        res.on('error', () => {});
+        pump();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}/v1/embeddings`,
+      state,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+  }
+
+  for (const [mode, reason] of [
+    ['endless', /more than 16777216 bytes/],
+    ['declared', /1073741824 bytes, more than/],
+    ['dimensions', /20000 numbers, more than 8192/],
+    ['overflow', /not finite as a 32-bit float/],
+  ] as const) {
+    it(`${mode}: the note is saved, search falls back to words and says why, memory stays bounded`, async () => {
+      const bad = await badServer(mode);
+      try {
+        const gate = gateWith({
+          file: fileIn('memory.db'),
+          embeddings: { url: bad.url, model: 'm', timeout_seconds: 20 },
+        });
+        const rss = process.memoryUsage().rss;
+        const saved = await call(gate, 'memory_save', { content: 'The ferry leaves from pier 7.' });
+        expect(saved.ok, saved.content).toBe(true);
+        expect(JSON.parse(saved.content).message).toMatch(reason);
+        const r = await call(gate, 'memory_search', { query: 'ferry pier' });
+        expect(found(r).map((h) => h.text)).toEqual(['The ferry leaves from pier 7.']);
+        expect(r.metadata).toMatchObject({ retrieval: 'fts' });
+        expect(process.memoryUsage().rss - rss).toBeLessThan(256 * 1024 * 1024);
+        if (mode === 'endless') expect(bad.state.sent).toBeLessThan(256 * 1024 * 1024); // cut off, not drained
+        await gate.close();
+      } finally {
+        await bad.close();
+      }
+    });
+  }
 });

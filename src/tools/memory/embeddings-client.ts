@@ -16,6 +16,10 @@ export type Embedder = {
 
 /** Inputs per request: servers cap a batch (OpenAI 2048, llama.cpp by context); small is safe everywhere. */
 const BATCH = 64;
+/** Above any model in use (OpenAI's largest has 3,072; 4,096 is common for 7B-based ones). */
+const MAX_DIMENSIONS = 8192;
+/** A batch of 64 vectors of MAX_DIMENSIONS as JSON is under 16 MiB; an answer past this is cut off. */
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /**
  * A client for `POST /v1/embeddings` (`{model, input: [...]}` → `{data: [{index, embedding}]}`),
@@ -64,7 +68,7 @@ async function request(settings: EmbeddingsSettings, input: readonly string[], s
     const text = (await response.text().catch(() => '')).slice(0, 200);
     throw failure(settings, `HTTP ${response.status}${text ? `: ${text}` : ''}`);
   }
-  const body = (await response.json().catch(() => undefined)) as
+  const body = (await readJson(response, settings, signal)) as
     | { data?: { index?: number; embedding?: unknown }[] }
     | undefined;
   const data = body?.data;
@@ -77,13 +81,57 @@ async function request(settings: EmbeddingsSettings, input: readonly string[], s
   data.forEach((item, position) => {
     const at = typeof item.index === 'number' ? item.index : position;
     const e = item.embedding;
-    if (!Array.isArray(e) || e.length === 0 || !e.every((x) => typeof x === 'number' && Number.isFinite(x)))
+    if (!Array.isArray(e) || e.length === 0 || !e.every((x) => typeof x === 'number'))
       throw failure(settings, `embedding ${at} is not a list of numbers (base64 encoding is not supported)`);
-    vectors[at] = unit(Float32Array.from(e as number[]));
+    if (e.length > MAX_DIMENSIONS)
+      throw failure(settings, `embedding ${at} has ${e.length} numbers, more than ${MAX_DIMENSIONS}`);
+    // Stored as 32-bit floats: a number past their range (1e39) would make every score NaN.
+    const vector = unit(Float32Array.from(e as number[]));
+    if (!vector.every(Number.isFinite))
+      throw failure(settings, `embedding ${at} holds a number that is not finite as a 32-bit float`);
+    if (at < 0 || at >= input.length || !Number.isInteger(at))
+      throw failure(settings, 'the "index" fields do not cover the input');
+    vectors[at] = vector;
   });
   if (vectors.some((v) => v === undefined))
     throw failure(settings, 'the "index" fields do not cover the input');
   return vectors;
+}
+
+/** The body as JSON, read up to MAX_RESPONSE_BYTES: a server sending more is cut off, not buffered. */
+async function readJson(
+  response: Response,
+  settings: EmbeddingsSettings,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > MAX_RESPONSE_BYTES) {
+    await response.body?.cancel().catch(() => {});
+    throw failure(settings, `an answer of ${declared} bytes, more than ${MAX_RESPONSE_BYTES}`);
+  }
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  const reader = response.body?.getReader();
+  if (!reader) return undefined;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+      if (bytes > MAX_RESPONSE_BYTES)
+        throw failure(settings, `an answer of more than ${MAX_RESPONSE_BYTES} bytes`);
+      chunks.push(value);
+    }
+  } catch (error) {
+    await reader.cancel().catch(() => {});
+    if (error instanceof ToolError || signal.aborted) throw error;
+    throw failure(settings, `the answer broke off (${(error as Error).message})`);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function unit(v: Float32Array): Float32Array {
