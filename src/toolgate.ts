@@ -36,7 +36,7 @@ import { AUTO_ACTOR, AutoGovernor, type ModeChange, type ModeNow, SEVERITY } fro
 import { PolicyEngine } from './policy/policy-engine.js';
 import { type RateCounter, SlidingWindowCounter } from './policy/rate-limiter.js';
 import { type BatchObserver, executeBatch } from './run/execute-batch.js';
-import { Sandbox } from './sandbox/sandbox.js';
+import { canonicalOrNot, Sandbox } from './sandbox/sandbox.js';
 import { BatchEvents } from './telemetry/batch-events.js';
 import { BatchTrace } from './telemetry/batch-trace.js';
 import { callFields, type EventLogger, logEvent } from './telemetry/event-log.js';
@@ -45,6 +45,7 @@ import { contextWithTraceparent } from './telemetry/traceparent.js';
 import { builtinTools, switchedOffTools } from './tools/builtin-tools.js';
 import { MemoryReadCache, type ReadCache } from './tools/fs/read-cache.js';
 import { gitConfigDangers } from './tools/git/repo-config.js';
+import { memoryFileLocation } from './tools/memory/memory-file.js';
 import { scrubEnv } from './tools/shell/env-scrub.js';
 import { MemoryTodoStore, type Todo, type TodoStore } from './tools/todos/todo-store.js';
 
@@ -183,6 +184,13 @@ export class Toolgate {
       deniedFiles.push(file, `${file}-wal`, `${file}-shm`, `${file}-journal`);
     }
     if (options.configFile) deniedFiles.push(path.resolve(baseDir, options.configFile));
+    // So is the memory store, wherever [tools.memory] file puts it (the default is under .toolgate/).
+    const firstRoot = canonicalOrNot(
+      path.resolve(baseDir, (options.roots ?? sandboxConfig.allowed_roots)[0] ?? '.'),
+    );
+    const memoryFile = memoryFileLocation(this.config.tools.memory.file, firstRoot);
+    if (memoryFile)
+      deniedFiles.push(memoryFile, `${memoryFile}-wal`, `${memoryFile}-shm`, `${memoryFile}-journal`);
     // Vaults: read by vault_copyto alone, through its own sandbox; denied to every other tool.
     // Relative vault roots are the config file's business: they resolve against its directory.
     const vaultBase = options.configFile ? path.dirname(path.resolve(baseDir, options.configFile)) : baseDir;

@@ -86,15 +86,18 @@ export class Sandbox {
       ? realpathSync.native(path.resolve(base, options.workingDir))
       : firstRoot;
     this.allowAbsolute = options.allowAbsolute ?? false;
-    this.#deniedDirs = (options.deniedDirs ?? []).map((dir) => canonicalDir(path.resolve(base, dir)));
+    this.#deniedDirs = (options.deniedDirs ?? []).map((dir) => canonicalOrNot(path.resolve(base, dir)));
     const patterns = expandPatterns([
       ...TOOLGATE_OWN_PATTERNS,
       ...(options.includeDefaultDenies === false ? [] : DEFAULT_DENIED_PATTERNS),
       ...(options.deniedPatterns ?? []),
       ...dirPatterns(this.#deniedDirs, this.roots),
     ]);
+    this.#deniedFiles = new Set(
+      (options.deniedFiles ?? []).flatMap((file) => deniedFileForms(path.resolve(base, file))),
+    );
+    patterns.push(...filePatterns(this.#deniedFiles, this.roots));
     this.#patterns = patterns;
-    this.#deniedFiles = new Set((options.deniedFiles ?? []).map((file) => path.resolve(base, file)));
     // Compiling the patterns takes milliseconds that a server answering tools/list does not need:
     // done on the first path checked, or now when the config adds patterns (a bad one fails here).
     if (options.deniedPatterns?.length || this.#deniedDirs.length) this.#denials();
@@ -166,6 +169,12 @@ export class Sandbox {
         { attempted: input, resolved: relative },
       );
     }
+    if (this.#deniedFiles.has(absolute)) {
+      throw violation(`path "${relative}" is toolgate's own configuration or state and cannot be accessed`, {
+        attempted: input,
+        resolved: relative,
+      });
+    }
     const deny = this.#deny ?? this.#denials();
     const denied =
       deny.isDenied(relative) ?? (deny.checkAbsolute ? deny.isDenied(toPosix(absolute)) : undefined);
@@ -174,12 +183,6 @@ export class Sandbox {
         attempted: input,
         resolved: relative,
         pattern: denied,
-      });
-    }
-    if (this.#deniedFiles.has(absolute)) {
-      throw violation(`path "${relative}" is toolgate's own configuration or state and cannot be accessed`, {
-        attempted: input,
-        resolved: relative,
       });
     }
     return resolved;
@@ -265,12 +268,22 @@ export class Sandbox {
 }
 
 /** A directory's canonical path; one that does not exist (yet) is taken as written. */
-function canonicalDir(dir: string): string {
+/** The path with every link resolved, or as given when it does not exist (yet). */
+export function canonicalOrNot(dir: string): string {
   try {
     return realpathSync.native(dir);
   } catch {
     return dir;
   }
+}
+
+/**
+ * A denied file as paths are compared (canonical): its directory's links resolved, so a file named
+ * through a linked directory is still the file denied; the spelling given is kept too.
+ */
+function deniedFileForms(file: string): string[] {
+  const canonical = path.join(canonicalOrNot(path.dirname(file)), path.basename(file));
+  return canonical === file ? [file] : [file, canonical];
 }
 
 /** Glob text for a literal path: every character picomatch could read as syntax escaped. */
@@ -292,6 +305,22 @@ function dirPatterns(dirs: readonly string[], roots: readonly string[]): string[
       const inside = rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
       if (rel === '' || root.startsWith(`${dir}${path.sep}`)) out.push('**');
       else if (inside) out.push(`${literalGlob(rel)}/**`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Denied files inside a root as root-relative literal patterns, so tools that walk a tree (grep,
+ * glob, list_directory) leave them out too, not only tools that open a path.
+ */
+function filePatterns(files: ReadonlySet<string>, roots: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    for (const root of roots) {
+      const rel = path.relative(root, file);
+      if (rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
+        out.push(literalGlob(rel));
     }
   }
   return out;

@@ -16,6 +16,7 @@ import { StaleGuard } from './fs/stale-guard.js';
 import { createWriteFileTool } from './fs/write-file.js';
 import type { ConversationMessage } from './memory/conversation-search.js';
 import { createEmbedder } from './memory/embeddings-client.js';
+import { memoryFileLocation } from './memory/memory-file.js';
 import { MemoryHandle } from './memory/memory-handle.js';
 import { memoryNamespace } from './memory/memory-namespace.js';
 import { MemoryRetrieval } from './memory/memory-retrieval.js';
@@ -227,7 +228,7 @@ export function builtinToolMakers(
 /** The memory store's handle and this session's namespace (project and user). */
 function openMemorySettings(config: ToolgateConfig, session: SessionForTools) {
   const m = config.tools.memory;
-  const where = m.file === ':memory:' ? m.file : path.resolve(session.roots?.[0] ?? process.cwd(), m.file);
+  const where = memoryFileLocation(m.file, session.roots?.[0] ?? process.cwd()) ?? ':memory:';
   const embeddings = m.embeddings;
   const embedder = embeddings
     ? createEmbedder({

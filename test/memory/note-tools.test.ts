@@ -1,9 +1,11 @@
+import { mkdirSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
+import { approveAll } from '../../src/core/confirmation.js';
 import type { ToolResult } from '../../src/core/tool-result.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { createToolgate, type Toolgate } from '../../src/toolgate.js';
@@ -371,4 +373,49 @@ describe('a misbehaving embeddings endpoint never takes the process down (review
       }
     });
   }
+});
+
+describe('the memory store is toolgate’s own state wherever the config puts it (review finding, HIGH)', () => {
+  it('no tool reads, lists, searches, writes or deletes [tools.memory] file, named directly or through a linked directory', async () => {
+    const ws = makeTempDir('toolgate-memfile-');
+    mkdirSync(path.join(ws, 'state'));
+    symlinkSync(path.join(ws, 'state'), path.join(ws, 'alias'));
+    const gate = (user: string) =>
+      createToolgate({
+        config: validateConfig({ tools: { memory: { file: 'state/notes.db' } } }),
+        roots: [ws],
+        user,
+        approver: approveAll,
+      });
+    const alice = gate('alice');
+    await save(alice, 'alice secret password hunter2');
+    await alice.close();
+    const bob = gate('bob');
+    for (const [name, args] of [
+      ['read_file', { path: 'state/notes.db' }],
+      ['read_file', { path: 'alias/notes.db' }],
+      ['read_file', { path: 'state/notes.db-wal' }],
+      ['read_many_files', { paths: ['state/notes.db'] }],
+      ['write_file', { path: 'state/notes.db', content: 'garbage', overwrite: true }],
+      ['delete_file', { path: 'alias/notes.db' }],
+    ] as const) {
+      const r = await call(bob, name, args);
+      expect(r.content, `${name} ${JSON.stringify(args)}`).not.toMatch(/hunter2/);
+      if (name !== 'read_many_files')
+        expect(r.error?.type, `${name} ${JSON.stringify(args)}`).toBe('SandboxViolation');
+    }
+    const listing = await call(bob, 'list_directory', { path: 'state' });
+    expect(listing.content).not.toMatch(/notes\.db"/);
+    const globbed = await call(bob, 'glob', { pattern: '**/*.db' });
+    expect(globbed.content).not.toMatch(/notes\.db/);
+    const grepped = await call(bob, 'grep', { pattern: 'hunter2' });
+    expect(grepped.content).not.toMatch(/notes\.db/);
+    // The store itself is intact and still alice's alone.
+    await bob.close();
+    const again = gate('alice');
+    expect(found(await call(again, 'memory_search', { query: 'hunter2' })).map((h) => h.text)).toEqual([
+      'alice secret password hunter2',
+    ]);
+    await again.close();
+  });
 });
