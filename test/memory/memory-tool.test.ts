@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
 import { createToolgate, type Toolgate } from '../../src/toolgate.js';
+import { memoryNamespace } from '../../src/tools/memory/memory-namespace.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 const root = makeTempDir('toolgate-memory-');
@@ -133,5 +134,78 @@ describe('memory (issue #15; seed 001 Properties 50-52)', () => {
     const r = await call(gate, { action: 'search', query: 'build' });
     expect((meta(r).results as { key: string }[]).map((h) => h.key)).toEqual(['ci']);
     await gate.close();
+  });
+});
+
+describe('namespaces share nothing, not even ranking statistics (review finding, HIGH)', () => {
+  const word = fc.constantFrom('harbour', 'ferry', 'tide', 'pier', 'hunter', 'secret', 'password', 'storm');
+  const text = fc.array(word, { minLength: 1, maxLength: 6 }).map((w) => w.join(' '));
+  it('Property: what one namespace stores never changes the results or scores of another namespace’s search', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(text, { minLength: 1, maxLength: 6 }),
+        fc.array(text, { maxLength: 8 }),
+        fc.array(word, { minLength: 1, maxLength: 3 }),
+        async (bobs, alices, query) => {
+          const search = async (withAlice: boolean) => {
+            const file = path.join(makeTempDir('toolgate-memory-ns-'), 'memory.db');
+            const alice = gateWith({ file, namespace: 'alice' });
+            const bob = gateWith({ file, namespace: 'bob' });
+            // Alice's entries go in first, around and after Bob's, as they would over time.
+            for (const [i, t] of (withAlice ? alices : []).entries())
+              await call(alice, { action: 'set', key: `a${i}`, value: t });
+            for (const [i, t] of bobs.entries()) await call(bob, { action: 'set', key: `b${i}`, value: t });
+            if (withAlice) await call(alice, { action: 'set', key: 'late', value: query.join(' ') });
+            const r = await call(bob, { action: 'search', query: query.join(' ') });
+            await alice.close();
+            await bob.close();
+            return meta(r).results;
+          };
+          expect(await search(true)).toEqual(await search(false));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('a store made with one index for every namespace gets one per namespace, its entries kept', async () => {
+    const file = path.join(makeTempDir('toolgate-memory-shared-'), 'memory.db');
+    const old = new Database(file);
+    old.exec(`CREATE TABLE memory (id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, key TEXT NOT NULL,
+      value TEXT NOT NULL, updated_at INTEGER NOT NULL, UNIQUE (namespace, key));
+      CREATE VIRTUAL TABLE memory_fts USING fts5(key, value, content='memory', content_rowid='id', tokenize='porter unicode61');
+      CREATE TRIGGER memory_ai AFTER INSERT ON memory BEGIN
+        INSERT INTO memory_fts(rowid, key, value) VALUES (new.id, new.key, new.value);
+      END;`);
+    const put = old.prepare('INSERT INTO memory (namespace, key, value, updated_at) VALUES (?, ?, ?, 0)');
+    put.run(memoryNamespace('project', 'alice'), 'pw', 'alice secret password hunter');
+    put.run(memoryNamespace('project', 'bob'), 'probe', 'hunter');
+    put.run(memoryNamespace('project', 'bob'), 'control', 'zzcontrol');
+    old.close();
+    const bob = gateWith({ file, user: 'bob' });
+    const r = await call(bob, { action: 'search', query: 'hunter zzcontrol' });
+    // Both of bob's words are as rare in his namespace: equal scores, whatever alice holds.
+    const scores = (meta(r).results as { key: string; score: number }[]).map((h) => h.score);
+    expect(scores).toHaveLength(2);
+    expect(scores[0]).toBe(scores[1]);
+    await call(bob, { action: 'set', key: 'more', value: 'hunter again' });
+    expect(
+      (meta(await call(bob, { action: 'search', query: 'again' })).results as { key: string }[]).map(
+        (h) => h.key,
+      ),
+    ).toEqual(['more']);
+    await bob.close();
+    const db = new Database(file, { readonly: true });
+    expect(
+      db
+        .prepare(
+          "SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'memory_fts_%' AND type = 'table' AND sql LIKE '%fts5%'",
+        )
+        .get(),
+    ).toEqual({ n: 2 });
+    expect(
+      db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('memory_fts', 'memory_ai')").get(),
+    ).toEqual({ n: 0 });
+    db.close();
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -19,17 +20,8 @@ const SCHEMA = `
     updated_at INTEGER NOT NULL,
     UNIQUE (namespace, key)
   );
-  CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(key, value, content='memory', content_rowid='id', tokenize='porter unicode61');
-  CREATE TRIGGER IF NOT EXISTS memory_ai AFTER INSERT ON memory BEGIN
-    INSERT INTO memory_fts(rowid, key, value) VALUES (new.id, new.key, new.value);
-  END;
-  CREATE TRIGGER IF NOT EXISTS memory_ad AFTER DELETE ON memory BEGIN
-    INSERT INTO memory_fts(memory_fts, rowid, key, value) VALUES ('delete', old.id, old.key, old.value);
-  END;
-  CREATE TRIGGER IF NOT EXISTS memory_au AFTER UPDATE ON memory BEGIN
-    INSERT INTO memory_fts(memory_fts, rowid, key, value) VALUES ('delete', old.id, old.key, old.value);
-    INSERT INTO memory_fts(rowid, key, value) VALUES (new.id, new.key, new.value);
-  END;
+  -- Words are indexed per namespace (memory_fts_<hash>, see ftsTableOf): ranking statistics
+  -- (how many entries hold a word) then count one namespace's entries only, never another's.
   -- Embeddings (hybrid search): one unit vector per entry and model, dropped when its text changes.
   -- A rowid table: its (id, model) index stays small, so "which entries lack a vector" never
   -- reads the vectors themselves.
@@ -56,21 +48,50 @@ export interface IndexedEntry extends MemoryEntry {
 type Row = { id: number; key: string; value: string; updated_at: number };
 const entry = (r: Row): IndexedEntry => ({ id: r.id, key: r.key, value: r.value, updatedAt: r.updated_at });
 
-/**
- * A store made before the index stemmed words ("builds" found by "build") gets the stemming index,
- * rebuilt from the entries; the entries themselves are untouched.
- */
-function stemmedIndex(db: Database.Database): void {
-  const row = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'memory_fts'").get() as
-    | { sql: string }
-    | undefined;
-  if (!row || row.sql.includes('porter')) return;
-  db.transaction(() => {
-    db.exec('DROP TABLE memory_fts');
-    db.exec(SCHEMA);
-    db.exec("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')");
-  })();
+/** The full-text table of one namespace: a hex name, so nothing a user chose reaches SQL text. */
+function ftsTableOf(namespace: string): string {
+  return `memory_fts_${createHash('sha256').update(namespace).digest('hex').slice(0, 16)}`;
 }
+
+const FTS_COLUMNS = "(key, value, content='memory', content_rowid='id', tokenize='porter unicode61')";
+
+/**
+ * A store made with one full-text index for every namespace (shared ranking statistics let one
+ * user learn which words another's notes hold, from how a search of their own ranks) gets one index
+ * per namespace, made from the entries; the entries themselves are untouched.
+ */
+function splitIndex(db: Database.Database): void {
+  const shared = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_fts'").get();
+  if (!shared) return;
+  db.transaction(() => {
+    for (const trigger of ['memory_ai', 'memory_ad', 'memory_au'])
+      db.exec(`DROP TRIGGER IF EXISTS ${trigger}`);
+    db.exec('DROP TABLE memory_fts');
+    const namespaces = db.prepare('SELECT DISTINCT namespace FROM memory').pluck().all() as string[];
+    for (const namespace of namespaces) {
+      const table = ftsTableOf(namespace);
+      db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${table} USING fts5${FTS_COLUMNS}`);
+      db.prepare(
+        `INSERT INTO ${table} (rowid, key, value) SELECT id, key, value FROM memory WHERE namespace = ?`,
+      ).run(namespace);
+    }
+  }).immediate();
+}
+
+/** The statements that touch one namespace's full-text table. */
+function ftsStatements(db: Database.Database, table: string) {
+  return {
+    add: db.prepare(`INSERT INTO ${table} (rowid, key, value) VALUES (?, ?, ?)`),
+    remove: db.prepare(`INSERT INTO ${table} (${table}, rowid, key, value) VALUES ('delete', ?, ?, ?)`),
+    search: db.prepare(
+      `SELECT m.id, m.key, m.value, m.updated_at, bm25(${table}) AS rank FROM ${table}
+       JOIN memory m ON m.id = ${table}.rowid
+       WHERE ${table} MATCH ? AND m.namespace = ? ORDER BY rank LIMIT ?`,
+    ),
+  };
+}
+
+type FtsStatements = ReturnType<typeof ftsStatements>;
 
 /** Words of a query as an FTS5 expression of quoted terms (OR): no user text is read as FTS syntax. */
 export function ftsQuery(query: string): string | undefined {
@@ -92,20 +113,16 @@ export class SqliteMemoryStore {
 
   private constructor(db: Database.Database) {
     this.#db = db;
-    db.exec(SCHEMA);
     this.#stmt = {
       get: db.prepare('SELECT key, value, updated_at FROM memory WHERE namespace = ? AND key = ?'),
       set: db.prepare(
         `INSERT INTO memory (namespace, key, value, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+         ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+         RETURNING id`,
       ),
-      delete: db.prepare('DELETE FROM memory WHERE namespace = ? AND key = ?'),
+      old: db.prepare('SELECT id, key, value FROM memory WHERE namespace = ? AND key = ?'),
+      delete: db.prepare('DELETE FROM memory WHERE id = ?'),
       keys: db.prepare('SELECT key FROM memory WHERE namespace = ? ORDER BY key'),
-      search: db.prepare(
-        `SELECT m.id, m.key, m.value, m.updated_at, bm25(memory_fts) AS rank FROM memory_fts
-         JOIN memory m ON m.id = memory_fts.rowid
-         WHERE memory_fts MATCH ? AND m.namespace = ? ORDER BY rank LIMIT ?`,
-      ),
       vectors: db.prepare(
         `SELECT m.id, m.key, m.value, m.updated_at, v.vector FROM memory m
          JOIN memory_vectors v ON v.id = m.id AND v.model = ? WHERE m.namespace = ?`,
@@ -131,7 +148,8 @@ export class SqliteMemoryStore {
     const db = new Database(file);
     db.pragma('busy_timeout = 5000');
     if (file !== ':memory:') db.pragma('journal_mode = WAL');
-    stemmedIndex(db);
+    db.exec(SCHEMA);
+    splitIndex(db);
     return new SqliteMemoryStore(db);
   }
 
@@ -143,14 +161,49 @@ export class SqliteMemoryStore {
   }
 
   set(namespace: string, key: string, value: string): void {
-    this.#stmt.set.run(namespace, key, value, Date.now());
+    this.#db
+      .transaction(() => {
+        const fts = this.#fts(namespace, true) as FtsStatements;
+        const old = this.#stmt.old.get(namespace, key) as
+          | { id: number; key: string; value: string }
+          | undefined;
+        const { id } = this.#stmt.set.get(namespace, key, value, Date.now()) as { id: number };
+        if (old) fts.remove.run(old.id, old.key, old.value);
+        fts.add.run(id, key, value);
+      })
+      .immediate();
     this.#writes++;
   }
 
   delete(namespace: string, key: string): boolean {
     this.#writes++;
-    return this.#stmt.delete.run(namespace, key).changes > 0;
+    return this.#db
+      .transaction(() => {
+        const old = this.#stmt.old.get(namespace, key) as
+          | { id: number; key: string; value: string }
+          | undefined;
+        if (!old) return false;
+        this.#stmt.delete.run(old.id);
+        this.#fts(namespace, false)?.remove.run(old.id, old.key, old.value);
+        return true;
+      })
+      .immediate();
   }
+
+  /** The namespace's full-text statements; its table is made on the first write (`create`). */
+  #fts(namespace: string, create: boolean): FtsStatements | undefined {
+    const table = ftsTableOf(namespace);
+    const known = this.#ftsTables.get(table);
+    if (known) return known;
+    const exists = this.#db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(table) !== undefined;
+    if (!exists && !create) return undefined;
+    if (!exists) this.#db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${table} USING fts5${FTS_COLUMNS}`);
+    const statements = ftsStatements(this.#db, table);
+    this.#ftsTables.set(table, statements);
+    return statements;
+  }
+
+  readonly #ftsTables = new Map<string, FtsStatements>();
 
   keys(namespace: string): string[] {
     return (this.#stmt.keys.all(namespace) as { key: string }[]).map((r) => r.key);
@@ -160,7 +213,9 @@ export class SqliteMemoryStore {
   search(namespace: string, query: string, limit: number): (IndexedEntry & { score: number })[] {
     const match = ftsQuery(query);
     if (!match) return [];
-    const rows = this.#stmt.search.all(match, namespace, limit) as (Row & { rank: number })[];
+    const fts = this.#fts(namespace, false);
+    if (!fts) return [];
+    const rows = fts.search.all(match, namespace, limit) as (Row & { rank: number })[];
     return rows.map((r) => ({ ...entry(r), score: -r.rank }));
   }
 
