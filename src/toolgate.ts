@@ -437,6 +437,7 @@ export class Toolgate {
       switchedOff: this.#switchedOff,
       gitDangers: (cwd) =>
         gitConfigDangers(cwd, scrubEnv(process.env, this.config.tools.environment.denylist)),
+      commandsFenced: this.config.tools.run_command.sandbox === 'os',
     });
   }
 

@@ -1,5 +1,8 @@
+import { realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
 import type { CommandFacts, SimpleCommand } from '../core/command-facts.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import { treeRead } from './tree-reads.js';
 
 /** Git options that pick another repository, config or program: never part of an auto-allowed git. */
 const GIT_REDIRECTING_OPTION =
@@ -11,6 +14,8 @@ export interface CommandArgChecks {
   cwd: string;
   /** The repository-controlled git settings that run programs, at `cwd` (see git-config-dangers). */
   gitDangers: (cwd: string) => string[];
+  /** Commands run under the OS sandbox, where denied files and vaults are unreadable to any program. */
+  fenced: boolean;
 }
 
 /** Programs whose arguments are only printed or compared, never opened: run-time values are fine. */
@@ -57,6 +62,8 @@ export function checkCommandArgs(facts: CommandFacts, checks: CommandArgChecks):
         if (problem) problems.push(problem);
       }
     }
+    if (!checks.fenced && command.argv.every((a) => a !== undefined))
+      problems.push(...treeProblems(command.argv as string[], checks));
     if (command.argv[0] === 'git')
       problems.push(
         ...gitProblems(command, () => {
@@ -66,6 +73,38 @@ export function checkCommandArgs(facts: CommandFacts, checks: CommandArgChecks):
       );
     if (problems.length > 0) command.problems = [...new Set(problems)];
   }
+}
+
+/**
+ * A command that goes through a directory tree, without the OS sandbox: nothing stops it at a
+ * denied file or a vault inside that tree, so it asks. Reading contents asks for any directory
+ * (denied patterns like `.env` may match anywhere in it); listing names asks where a vault is inside.
+ */
+function treeProblems(argv: string[], checks: CommandArgChecks): string[] {
+  const tree = treeRead(argv);
+  if (!tree) return [];
+  const problems: string[] = [];
+  for (const operand of tree.operands) {
+    const absolute = path.resolve(checks.cwd, operand);
+    let directory: string;
+    try {
+      directory = realpathSync.native(absolute);
+      if (!statSync(directory).isDirectory()) continue;
+    } catch {
+      continue; // nothing there to go through (a missing operand is the program's error)
+    }
+    const vaults = checks.sandbox.deniedDirsWithin(directory);
+    const where = `"${operand}"`;
+    if (vaults.length > 0)
+      problems.push(
+        `${argv[0]} goes through ${where}, which holds a vault (${checks.sandbox.display(vaults[0] as string)}); only vault_copyto reads a vault, and without [tools.run_command] sandbox = "os" nothing fences it from a command`,
+      );
+    else if (tree.reads === 'contents')
+      problems.push(
+        `${argv[0]} reads every file under ${where}, denied ones too (.env, keys): use the grep tool, which leaves them out, or [tools.run_command] sandbox = "os", which fences them`,
+      );
+  }
+  return problems;
 }
 
 function gitProblems(command: SimpleCommand, dangers: () => string[]): string[] {

@@ -40,6 +40,8 @@ export interface PlanDeps {
   gitDangers?: (cwd: string) => string[];
   /** Tools switched off by the config, with why: a call to one is told so, not "unknown". */
   switchedOff?: ReadonlyMap<string, string>;
+  /** Commands run under the OS sandbox ([tools.run_command] sandbox = "os"): denied files are fenced there. */
+  commandsFenced?: boolean;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -198,6 +200,7 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
         sandbox: deps.sandbox,
         cwd: cwd.absolute,
         gitDangers: deps.gitDangers ?? (() => ['the git configuration cannot be checked here']),
+        fenced: deps.commandsFenced === true,
       });
     }
     let recentCalls = 0;

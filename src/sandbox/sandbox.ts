@@ -137,6 +137,12 @@ export class Sandbox {
     );
   }
 
+  /** The denied directories (vaults) at or under an absolute canonical directory. */
+  deniedDirsWithin(absolute: string): string[] {
+    const prefix = absolute.endsWith(path.sep) ? absolute : `${absolute}${path.sep}`;
+    return this.#deniedDirs.filter((d) => d === absolute || d.startsWith(prefix));
+  }
+
   /** The denied pattern a root-relative path matches, if any (for tools that list many paths). */
   deniedPattern(relative: string): string | undefined {
     return (this.#deny ?? this.#denials()).isDenied(relative);
