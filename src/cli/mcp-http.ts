@@ -29,6 +29,9 @@ interface LiveSession {
  * address needs a bearer token (TOOLGATE_MCP_TOKEN) or it refuses to start. One MCP server per
  * client session. Returns when the process is asked to stop.
  */
+/** The memory user of a session opened with TOOLGATE_MCP_TOKEN beside per-user tokens (no user name can be it). */
+export const SHARED_TOKEN_USER = '(shared token)';
+
 export async function serveMcpHttp(
   listen: string,
   serverOptions: McpServerOptions,
@@ -117,10 +120,14 @@ export async function serveMcpHttp(
         });
         // One MCP server per client session: its roots, approvals and calls are its own.
         // The token's user is whose memory this session's tools use (over --user and the config).
+        // With per-user tokens, the shared token is an identity of its own (never --user's): a
+        // client holding it must not land in a named person's memory. A --session given is each
+        // identity's own, so two people never share grants, caches or a conversation.
+        const user = who.user ?? (users.size > 0 ? SHARED_TOKEN_USER : undefined);
         const mcp = createMcpServer({
           ...serverOptions,
-          session: session ?? randomUUID(),
-          ...(who.user ? { user: who.user } : {}),
+          session: session === undefined ? randomUUID() : user ? `${session}:${user}` : session,
+          ...(user ? { user } : {}),
         });
         const fresh: LiveSession = {
           transport: created,

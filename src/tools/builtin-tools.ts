@@ -185,6 +185,9 @@ export function builtinToolMakers(
           maxBytes: config.tools.vault.max_bytes,
           maxFiles: config.tools.vault.max_files,
           timeoutMs: config.tools.timeouts.shell_commands_seconds * 1000,
+          // The user's denials hold inside a vault too: nothing they deny is copied out of one.
+          deniedPatterns: config.tools.sandbox.denied_patterns,
+          includeDefaultDenies: config.tools.sandbox.include_default_denies,
         }),
     ],
     ['memory', () => createMemoryTool(memory())],

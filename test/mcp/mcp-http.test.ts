@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { REPO } from '../cli/run-cli.js';
 import { killMcpHttpServers, startMcpHttp } from '../helpers/mcp-http-server.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -185,6 +186,58 @@ describe('toolgate mcp --http with a token per user (TOOLGATE_MCP_USER_TOKENS): 
     expect(hijack.body).not.toContain('forepeak');
     await alice.client.close();
     await bob.client.close();
+  });
+
+  it('the shared token beside per-user tokens is an identity of its own, never --user’s (review finding)', async () => {
+    const root = makeTempDir('toolgate-mcp-users-');
+    const SHARED = 'shared-token-0123456789';
+    const url = await serve(
+      root,
+      '0',
+      { TOOLGATE_MCP_TOKEN: SHARED, TOOLGATE_MCP_USER_TOKENS: `alice:${ALICE}, bob:${BOB}` },
+      ['--user', 'alice', '--session', 'team'],
+    );
+    const alice = await connect(url, ALICE);
+    const shared = await connect(url, SHARED);
+    const bob = await connect(url, BOB);
+    await alice.client.callTool({
+      name: 'memory',
+      arguments: { action: 'set', key: 'alice-pin', value: '4711' },
+    });
+    const got = await shared.client.callTool({
+      name: 'memory',
+      arguments: { action: 'get', key: 'alice-pin' },
+    });
+    expect(got.isError).toBe(true);
+    expect(text(got)).not.toContain('4711');
+    await shared.client.callTool({
+      name: 'memory',
+      arguments: { action: 'set', key: 'shared-note', value: 'x' },
+    });
+    const listed = await alice.client.callTool({ name: 'memory', arguments: { action: 'list' } });
+    expect(text(listed)).toContain('alice-pin');
+    expect(text(listed)).not.toContain('shared-note');
+    for (const c of [alice, shared, bob]) await c.client.close();
+  });
+
+  it('--session is each identity’s own: two people on one server never share a session (grants, caches, todos)', async () => {
+    const root = makeTempDir('toolgate-mcp-users-');
+    writeFileSync(path.join(root, 'a.txt'), 'x\n');
+    const file = path.join(makeTempDir('toolgate-mcp-users-j-'), 'journal.db');
+    const { url } = await startMcpHttp(root, '0', {
+      env: { TOOLGATE_MCP_USER_TOKENS: `alice:${ALICE}, bob:${BOB}` },
+      args: ['--journal', file, '--session', 'team'],
+    });
+    for (const token of [ALICE, BOB]) {
+      const c = await connect(url, token);
+      await c.client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } });
+      await c.client.close();
+    }
+    const journal = SqliteJournal.open(file);
+    expect(new Set(journal.recentBatches(10).map((b) => b.session))).toEqual(
+      new Set(['team:alice', 'team:bob']),
+    );
+    journal.close();
   });
 
   it('a malformed list or a short token stops the server at start, naming the problem', () => {

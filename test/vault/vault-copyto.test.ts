@@ -302,3 +302,36 @@ describe('vault_copyto (issue #15; seed 003 Core Tools)', () => {
     expect(missing.content).toMatch(/vault .*does not exist/);
   });
 });
+
+describe('vault_copyto after a hostile review', () => {
+  it('the user’s denied patterns hold inside a vault: a denied file is never copied out (MEDIUM finding)', async () => {
+    const { root, vault } = setup();
+    mkdirSync(path.join(vault, 'data', 'private'));
+    writeFileSync(path.join(vault, 'data', '.env'), 'TOKEN=1\n');
+    writeFileSync(path.join(vault, 'data', 'private', 'k.txt'), 'private key\n');
+    const g = gateFor(root, { roots: [vault] }, approveAll, {
+      sandbox: { denied_patterns: ['**/.env', '**/private/**'] },
+    });
+    const direct = await call(g, 'vault_copyto', { source: 'data/private/k.txt', destination: 'k.txt' });
+    expect(direct.error?.type).toBe('SandboxViolation');
+    expect(direct.content).toMatch(/private/);
+    expect(existsSync(path.join(root, 'k.txt'))).toBe(false);
+    const tree = await call(g, 'vault_copyto', { source: 'data', destination: 'copy' });
+    expect(tree.ok, tree.content).toBe(true);
+    expect(tree.metadata?.skipped).toEqual(expect.arrayContaining(['.env (denied)', 'private (denied)']));
+    expect(existsSync(path.join(root, 'copy', '.env'))).toBe(false);
+    expect(existsSync(path.join(root, 'copy', 'private'))).toBe(false);
+    expect(readFileSync(path.join(root, 'copy', 'a.txt'), 'utf8')).toBe('alpha\n');
+  });
+
+  it('directories count against max_files: a tree of empty directories cannot flood the workspace (LOW finding)', async () => {
+    const { root, vault } = setup();
+    for (let i = 0; i < 30; i++) mkdirSync(path.join(vault, 'many', `d${i}`), { recursive: true });
+    const g = gateFor(root, { roots: [vault], max_files: 10 });
+    const r = await call(g, 'vault_copyto', { source: 'many', destination: 'many' });
+    expect(r.error?.type).toBe('LimitExceeded');
+    expect(r.content).toMatch(/more than 10 files and directories/);
+    expect(existsSync(path.join(root, 'many'))).toBe(false);
+    noTemps(root);
+  });
+});

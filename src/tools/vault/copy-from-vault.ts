@@ -48,12 +48,13 @@ class Budget {
     private readonly signal: AbortSignal,
   ) {}
 
+  /** One more file or directory made in the workspace: each counts against max_files. */
   file(): void {
     if (this.signal.aborted) throw this.signal.reason;
     if (++this.files > this.limits.maxFiles)
       throw new ToolError(
         'LimitExceeded',
-        `the tree holds more than ${this.limits.maxFiles} files; copy a smaller part, or raise [tools.vault] max_files`,
+        `the tree holds more than ${this.limits.maxFiles} files and directories; copy a smaller part, or raise [tools.vault] max_files`,
       );
   }
 
@@ -226,6 +227,7 @@ async function copyTree(
         throw error;
       }
       try {
+        walk.budget.file();
         await mkdir(`${intoPath}/${entry.name}`, { mode: 0o755 });
         const target = await open(`${intoPath}/${entry.name}`, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
         try {

@@ -10,6 +10,9 @@ export interface VaultSettings extends CopyLimits {
   roots: readonly string[];
   baseDir: string;
   timeoutMs?: number | undefined;
+  /** `[tools.sandbox] denied_patterns`: what the user denies is never copied out of a vault either. */
+  deniedPatterns?: readonly string[];
+  includeDefaultDenies?: boolean;
 }
 
 const args = z.strictObject({
@@ -44,7 +47,13 @@ export function createVaultCopyTool(settings: VaultSettings) {
         'no vault is configured: list the vault directories in [tools.vault] roots',
       );
     try {
-      vault ??= new Sandbox({ roots: settings.roots, baseDir: settings.baseDir, allowAbsolute: true });
+      vault ??= new Sandbox({
+        roots: settings.roots,
+        baseDir: settings.baseDir,
+        allowAbsolute: true,
+        deniedPatterns: settings.deniedPatterns ?? [],
+        includeDefaultDenies: settings.includeDefaultDenies ?? true,
+      });
     } catch (error) {
       throw new ToolError(
         'ExecutionFailed',
