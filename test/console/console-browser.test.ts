@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
 import { REPO } from '../cli/run-cli.js';
 import { type PgServer, startPostgres } from '../helpers/postgres.js';
-import { runCliAsync } from '../helpers/run-cli-async.js';
+import { type AsyncCliRun, runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /**
@@ -77,12 +77,21 @@ afterAll(async () => {
 const write = (id: string, file: string, content: string) =>
   JSON.stringify([{ id, name: 'write_file', arguments: { path: file, content } }]);
 
-/** Until a call waits for an answer (read from the journal here: spawning a CLI per look is slow under load). */
-async function untilWaiting(): Promise<void> {
+/**
+ * Until a call of `run` waits for an answer (read from the journal here: spawning a CLI per look is
+ * slow under load). If `run` ends first, it never asked: fail at once with what it printed.
+ */
+async function untilWaiting(run: Promise<AsyncCliRun>): Promise<void> {
+  let ended: AsyncCliRun | undefined;
+  void run.then((r) => {
+    ended = r;
+  });
   const reader = PostgresJournal.open(journal);
   try {
-    for (let i = 0; i < 1200 && reader.pendingApprovals().length === 0; i++)
+    for (let i = 0; i < 1200 && reader.pendingApprovals().length === 0; i++) {
+      if (ended) throw new Error(`the waiting process ended before asking: ${JSON.stringify(ended)}`);
       await new Promise((r) => setTimeout(r, 50));
+    }
   } finally {
     reader.close();
   }
@@ -94,7 +103,7 @@ describe('toolgate serve in Chromium (issue #17 §4)', { timeout: 90_000 }, () =
     const run = runCliAsync(['exec', '--approve', 'remote', ...on()], {
       input: write('w1', 'hello.txt', 'hello from the browser\nsecond line\n'),
     });
-    await untilWaiting();
+    await untilWaiting(run);
     const page = await (signedIn as BrowserContext).newPage();
     await page.goto(`${url}/`);
     const card = page.locator('section.approval');
@@ -129,6 +138,7 @@ describe('toolgate serve in Chromium (issue #17 §4)', { timeout: 90_000 }, () =
     const run = runCliAsync(['exec', '--approve', 'remote', ...on()], {
       input: write('w2', 'never.txt', 'no\n'),
     });
+    await untilWaiting(run);
     await page.waitForSelector('section.approval', { timeout: 20_000 }); // came by itself
     await page.locator('input[name=reason]').fill('not in this repository');
     await page.getByRole('button', { name: 'Deny' }).click();
@@ -147,7 +157,7 @@ describe('toolgate serve in Chromium (issue #17 §4)', { timeout: 90_000 }, () =
         { id: 'r1', name: 'run_command', arguments: { command: 'mkdir -p out && touch out/x' } },
       ]),
     });
-    await untilWaiting();
+    await untilWaiting(run);
     const page = await (signedIn as BrowserContext).newPage();
     await page.goto(`${url}/`);
     const text = (await page.locator('section.approval').textContent()) ?? '';
