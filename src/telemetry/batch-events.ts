@@ -28,10 +28,15 @@ export class BatchEvents {
     return tracing || log ? new BatchEvents(tracing, log, base) : undefined;
   }
 
+  /** Whether a line at `level` would be written: its fields are built only then (warn is the default). */
+  #logs(level: 'info' | 'warn'): boolean {
+    return this.log !== undefined && (this.log.isLevelEnabled?.(level) ?? true);
+  }
+
   callStarted(p: PlannedCall): string | undefined {
     this.#started.add(p.index);
     const traceparent = this.tracing?.callStarted(p);
-    if (this.log)
+    if (this.log && this.#logs('info'))
       logEvent(
         this.log,
         'info',
@@ -43,20 +48,14 @@ export class BatchEvents {
   }
 
   callEnded(result: ToolResult, p: PlannedCall): void {
-    if (this.log) {
-      const span = this.tracing?.callSpan(p);
+    const started = this.#started.has(p.index);
+    // A refusal (policy, sandbox, a person, a limit) is a warning; a malformed call is the model's
+    // ordinary mistake, told to it in the result: info.
+    const level = !started && REFUSALS.has(result.error?.type ?? '') ? 'warn' : 'info';
+    if (this.log && this.#logs(level)) {
       const fields = { ...this.base, ...callFields(p), ...resultFields(result) };
-      // A refusal (policy, sandbox, a person, a limit) is a warning; a malformed call is the model's
-      // ordinary mistake, told to it in the result: info.
-      if (!this.#started.has(p.index))
-        logEvent(
-          this.log,
-          REFUSALS.has(result.error?.type ?? '') ? 'warn' : 'info',
-          'tool_call_blocked',
-          fields,
-          span,
-        );
-      else logEvent(this.log, 'info', result.ok ? 'tool_call_completed' : 'tool_call_failed', fields, span);
+      const event = !started ? 'tool_call_blocked' : result.ok ? 'tool_call_completed' : 'tool_call_failed';
+      logEvent(this.log, level, event, fields, this.tracing?.callSpan(p));
     }
     this.tracing?.callEnded(result, p);
   }
