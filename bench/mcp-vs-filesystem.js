@@ -17,6 +17,9 @@ async function connect(command, args, cwd) {
 export async function mcpVsFilesystem() {
   const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-mcp-bench-')));
   writeFileSync(path.join(root, 'small.txt'), 'hello world\n'.repeat(20));
+  mkdirSync(path.join(root, 'w'));
+  // Writing is allowed without asking (the bench has nobody to ask), as a user's config would.
+  writeFileSync(path.join(root, 'toolgate.toml'), '[tools.approval]\nallowlist = ["write_file"]\n');
   for (let d = 0; d < 50; d++) {
     mkdirSync(path.join(root, 'tree', `d${d}`), { recursive: true });
     for (let f = 0; f < 100; f++)
@@ -87,6 +90,24 @@ export async function mcpVsFilesystem() {
   const [readOurs, readTheirs, readBare, readJournaled] = await interleaved(200, true);
   await interleaved(3000, false);
   const [warmOurs, warmTheirs, warmBare, warmJournaled] = await interleaved(200, true);
+  // Writes of new small files, interleaved the same way: ours with the journal (one fsync of the
+  // journal before the write, and the file's own fsyncs: never torn) and without, theirs (no fsync).
+  const line = 'a line of text to write\n'.repeat(10);
+  const writes = [
+    [journaled, (i) => ({ path: `w/j${i}.txt`, content: line }), 'write_file'],
+    [ours, (i) => ({ path: `w/o${i}.txt`, content: line }), 'write_file'],
+    [theirs, (i) => ({ path: path.join(root, 'w', `t${i}.txt`), content: line }), 'write_file'],
+  ];
+  const writeTimes = writes.map(() => []);
+  for (let i = 0; i < 220; i++) {
+    for (const [k, [c, args, name]] of writes.entries()) {
+      const t = performance.now();
+      const r = await c.callTool({ name, arguments: args(i) });
+      if (i >= 20) writeTimes[k].push(performance.now() - t);
+      if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
+    }
+  }
+  const [writeJournaled, writeOurs, writeTheirs] = writeTimes.map(median);
   await bare.close();
   await journaled.close();
   const searchOurs = await roundTrips(ours, 'glob', { pattern: '**/target-*.md', max_results: 10000 }, 20);
@@ -127,6 +148,13 @@ export async function mcpVsFilesystem() {
       `server-filesystem read_text_file ${readTheirs.toFixed(2)} / ${warmTheirs.toFixed(2)} ms`,
       `${(readJournaled / readTheirs).toFixed(2)}× / ${(warmJournaled / warmTheirs).toFixed(2)}×`,
       '≤ 0.8× (issue #14)',
+    ],
+    [
+      'MCP: write_file of a new small file, median of 200 interleaved, journal on (the default) / --no-journal',
+      `${writeJournaled.toFixed(2)} / ${writeOurs.toFixed(2)} ms`,
+      `server-filesystem write_file (no fsync) ${writeTheirs.toFixed(2)} ms`,
+      `${(writeJournaled / writeTheirs).toFixed(2)}× / ${(writeOurs / writeTheirs).toFixed(2)}×`,
+      '≤ 1.2× journal on (issue #14)',
     ],
     [
       'MCP: transport floor (bare SDK server, constant answer), fresh / warmed',

@@ -58,6 +58,8 @@ import { WalSync } from './wal-sync.js';
 /** Staged batches are folded when this many wait, or this long after the first (see #foldSoon). */
 const FOLD_AT = 64;
 const FOLD_AFTER_MS = 100;
+/** Commits between checkpoints (SQLite's own default is every 1,000 pages; most commits write 1 to 4). */
+const CHECKPOINT_EVERY = 300;
 
 /** A read-only batch as staged (recordFinishedBatch): everything #insertBatch needs to write it. */
 interface StagedBatch {
@@ -163,6 +165,8 @@ export class SqliteJournal implements Journal {
   #staged = 0;
   #foldScheduled = false;
   #foldTimer: NodeJS.Timeout | undefined;
+  #commits = 0;
+  #checkpointScheduled = false;
   #closed = false;
   /** Within one write transaction: the next message seq per session (see #message). */
   readonly #nextSeq = new Map<string, number>();
@@ -195,6 +199,8 @@ export class SqliteJournal implements Journal {
       switchToWal(db, Date.now() + (options.busyTimeoutMs ?? 5000));
       // Commits reach the WAL file (a process crash loses nothing); fsyncs are asked for by sync().
       db.pragma('synchronous = NORMAL');
+      // Checkpoints (which fsync) are run off the reply's path, after enough commits (#commit).
+      db.pragma('wal_autocheckpoint = 0');
       db.pragma('foreign_keys = ON');
       migrate(db);
       // Touch the file's header and schema now, so a damaged file fails here, before any batch.
@@ -394,6 +400,7 @@ export class SqliteJournal implements Journal {
         return fn();
       }) as T;
       if (fold) this.#staged = 0;
+      if (++this.#commits >= CHECKPOINT_EVERY) this.#checkpointSoon();
       for (const r of reads ?? []) {
         const key = readKey(r.session, r.path);
         if (this.#pendingReads.get(key) === r) this.#pendingReads.delete(key);
@@ -441,6 +448,27 @@ export class SqliteJournal implements Journal {
     } catch {
       // Left staged: folded by the next write, read or open, where a failure is reported.
     }
+  }
+
+  /**
+   * Copies the WAL into the database on the event loop's next turn, after the replies went out: a
+   * checkpoint fsyncs the WAL and the database, which SQLite's automatic one would do inside the
+   * commit that crossed its threshold (a reply then waited for two fsyncs). PASSIVE: it never waits
+   * for readers or writers of other processes, who checkpoint too.
+   */
+  #checkpointSoon(): void {
+    if (this.#checkpointScheduled) return;
+    this.#checkpointScheduled = true;
+    setImmediate(() => {
+      this.#checkpointScheduled = false;
+      if (this.#closed) return;
+      this.#commits = 0;
+      try {
+        this.#db.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // Busy or failing: the WAL only grows until a later one (or close) succeeds.
+      }
+    }).unref();
   }
 
   /** Before reading batches, calls or messages: none of them is still staged, here or by a process that died. */

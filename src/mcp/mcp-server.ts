@@ -135,20 +135,31 @@ export function createMcpServer(options: McpServerOptions): {
   const journalFile = options.journal?.file;
   let watcher: FSWatcher | undefined;
   let debounce: NodeJS.Timeout | undefined;
-  if (journalFile) {
+  let closed = false;
+  // Our own commits change the WAL too (one event each): the watch stops at the first event and is
+  // set again 50 ms later, after the mode is read, so a busy server pays for one event per 50 ms,
+  // not one per call (a change meanwhile is still seen: the mode is read before watching again).
+  const arm = () => {
+    if (!journalFile || closed) return;
     try {
       watcher = watch(`${path.resolve(options.baseDir ?? process.cwd(), journalFile)}-wal`, () => {
-        clearTimeout(debounce);
-        debounce = setTimeout(checkMode, 50).unref();
+        watcher?.close();
+        watcher = undefined;
+        debounce = setTimeout(() => {
+          checkMode();
+          arm();
+        }, 50).unref();
       });
       watcher.unref();
       watcher.on('error', () => {});
     } catch {
       watcher = undefined; // no WAL to watch: the mode is still read at every request
     }
-  }
+  };
+  arm();
   const closeServer = server.onclose;
   server.onclose = () => {
+    closed = true;
     watcher?.close();
     clearTimeout(debounce);
     closeServer?.();
