@@ -1,4 +1,5 @@
-import type { BatchRecord } from '../journal/journal.js';
+import type { BatchRecord, Journal } from '../journal/journal.js';
+import { SqliteJournal } from '../journal/sqlite-journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { findBatchId } from './find-batch.js';
 import { journalPath, openExistingJournal } from './open-journal.js';
@@ -78,6 +79,7 @@ export function runJournalExport(options: JournalOptions, out: NodeJS.WritableSt
   const journal = openExistingJournal(file);
   if (!journal) return 0; // nothing journaled: nothing to export
   try {
+    warnUnreadable(journal, process.stderr);
     for (const call of journal.exportCalls(since)) out.write(`${JSON.stringify(call)}\n`);
     return 0;
   } finally {
@@ -86,6 +88,44 @@ export function runJournalExport(options: JournalOptions, out: NodeJS.WritableSt
 }
 
 const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : '-');
+
+/** A SQLite journal's staged batches it cannot read (damage), if any: said on stderr by every reader. */
+function unreadable(journal: Journal): { seq: number; problem: string }[] {
+  return journal instanceof SqliteJournal ? journal.unreadableStaged() : [];
+}
+
+function warnUnreadable(journal: Journal, err: NodeJS.WritableStream): void {
+  const rows = unreadable(journal);
+  if (rows.length === 0) return;
+  err.write(
+    `warning: the journal holds ${rows.length} staged read-only batch(es) it cannot read (damaged), left out here: ${rows
+      .slice(0, 5)
+      .map((r) => `#${r.seq} (${sanitizeForTerminal(r.problem)})`)
+      .join(', ')}; \`toolgate journal repair\` prints and removes them\n`,
+  );
+}
+
+/** `toolgate journal repair`: prints the staged batches the journal cannot read, then removes them. */
+export function runJournalRepair(options: JournalOptions, out: NodeJS.WritableStream): number {
+  const file = journalPath(resolveSetup(options), options.journal);
+  const journal = openExistingJournal(file);
+  if (!journal) {
+    out.write(`No journal at ${file}: nothing to repair.\n`);
+    return 0;
+  }
+  try {
+    const dropped = journal instanceof SqliteJournal ? journal.dropUnreadableStaged() : [];
+    if (options.json) out.write(`${JSON.stringify(dropped)}\n`);
+    else if (dropped.length === 0) out.write('Nothing to repair: every staged batch was readable.\n');
+    else {
+      for (const d of dropped) out.write(`removed staged batch #${d.seq}: ${sanitizeForTerminal(d.body)}\n`);
+      out.write(`Removed ${dropped.length} unreadable staged batch(es); their text is above.\n`);
+    }
+    return 0;
+  } finally {
+    journal.close();
+  }
+}
 
 /** `toolgate journal list`: recent batches, newest first. */
 export function runJournalList(options: JournalOptions, out: NodeJS.WritableStream): number {
@@ -101,6 +141,7 @@ export function runJournalList(options: JournalOptions, out: NodeJS.WritableStre
   }
   try {
     const batches = journal.recentBatches(limit);
+    warnUnreadable(journal, process.stderr);
     if (options.json) {
       out.write(`${JSON.stringify(batches, null, 2)}\n`);
       return 0;

@@ -387,6 +387,17 @@ export function buildProgram(): Command {
   });
   withSetup(
     journalCmd
+      .command('repair')
+      .description(
+        'Print and remove staged read-only batches the journal cannot read (a damaged row; `journal list` warns of them).',
+      )
+      .addOption(journalOption())
+      .option('--json', 'print what was removed as JSON'),
+  ).action(async (opts) => {
+    process.exitCode = (await import('./journal-command.js')).runJournalRepair(opts, process.stdout);
+  });
+  withSetup(
+    journalCmd
       .command('export')
       .description(
         'Every call since a date, one JSON line each (batch, session, tool, arguments, decision, result, times), for audit systems.',

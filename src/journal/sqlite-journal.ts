@@ -326,7 +326,9 @@ export class SqliteJournal implements Journal {
       stage: db.prepare('INSERT INTO staged_batches (body) VALUES (?)'),
       stagedBatches: db.prepare('SELECT seq, body FROM staged_batches ORDER BY seq'),
       clearStaged: db.prepare('DELETE FROM staged_batches WHERE seq <= ?'),
-      anyStaged: db.prepare('SELECT EXISTS (SELECT 1 FROM staged_batches)').pluck(),
+      countStaged: db.prepare('SELECT count(*) FROM staged_batches').pluck(),
+      deleteStaged: db.prepare('DELETE FROM staged_batches WHERE seq = ?'),
+      stagedBody: db.prepare('SELECT body FROM staged_batches WHERE seq = ?'),
       todos: db.prepare(
         'SELECT id, task, completed, created_at FROM todos WHERE session_id = ? ORDER BY position',
       ),
@@ -411,15 +413,60 @@ export class SqliteJournal implements Journal {
     }
   }
 
-  /** Inside a write transaction: every staged batch (this process's, or one a crash left) into batches and calls. */
+  /**
+   * Inside a write transaction: every staged batch (this process's, or one a crash left) into
+   * batches and calls, each in a savepoint of its own. A row that cannot be folded (damage: it was
+   * written by this code, so nothing else makes one) stays where it is, named by
+   * `unreadableStaged()`, and never stops the rows after it or any other write.
+   */
   #foldStaged(): void {
     const rows = this.#stmt.stagedBatches.all() as { seq: number; body: string }[];
+    const stuck = new Map<number, string>();
     for (const row of rows) {
-      const b = JSON.parse(row.body) as StagedBatch;
-      this.#insertBatch(b.id, b.session, b.calls, b.options, b.now, b.finished, b.owner);
+      try {
+        this.#foldRow(row.body);
+      } catch (error) {
+        stuck.set(row.seq, (error as Error).message);
+      }
     }
     const last = rows.at(-1);
-    if (last) this.#stmt.clearStaged.run(last.seq);
+    if (last && stuck.size === 0) this.#stmt.clearStaged.run(last.seq);
+    else for (const row of rows) if (!stuck.has(row.seq)) this.#stmt.deleteStaged.run(row.seq);
+    this.#stuck = stuck;
+  }
+
+  /** One staged batch into batches and calls (a savepoint: all of it or nothing). */
+  #foldRow(body: string): void {
+    this.#foldOne ??= this.#db.transaction((text: string) => {
+      const b = JSON.parse(text) as StagedBatch;
+      this.#insertBatch(b.id, b.session, b.calls, b.options, b.now, b.finished, b.owner);
+    });
+    this.#foldOne(body);
+  }
+
+  #foldOne: ((body: string) => void) | undefined;
+
+  /** Staged rows the last fold could not read, by seq, with why (see #foldStaged). */
+  #stuck = new Map<number, string>();
+
+  /** Staged batches that cannot be read (a damaged row): kept, skipped by folding, named here. */
+  unreadableStaged(): { seq: number; problem: string }[] {
+    this.#foldForRead();
+    return [...this.#stuck].map(([seq, problem]) => ({ seq, problem }));
+  }
+
+  /** Removes unreadable staged rows (after `unreadableStaged()` showed them); returns their bodies. */
+  dropUnreadableStaged(): { seq: number; body: string }[] {
+    this.#foldForRead();
+    const seqs = [...this.#stuck.keys()];
+    return this.#write(() =>
+      seqs.flatMap((seq) => {
+        const row = this.#stmt.stagedBody.get(seq) as { body: string } | undefined;
+        this.#stmt.deleteStaged.run(seq);
+        this.#stuck.delete(seq);
+        return row ? [{ seq, body: row.body }] : [];
+      }),
+    );
   }
 
   /**
@@ -473,7 +520,8 @@ export class SqliteJournal implements Journal {
 
   /** Before reading batches, calls or messages: none of them is still staged, here or by a process that died. */
   #foldForRead(): void {
-    if (this.#staged === 0 && this.#stmt.anyStaged.get() === 0) return;
+    // Rows known to be unreadable are not worth a write lock on every read: only new ones are.
+    if (this.#staged === 0 && (this.#stmt.countStaged.get() as number) <= this.#stuck.size) return;
     try {
       this.#commit(() => undefined, true);
     } catch {
@@ -925,6 +973,11 @@ export class SqliteJournal implements Journal {
 
   countCallsSince(tool: string, since: number): number {
     this.#foldForRead();
+    // Calls the journal holds but cannot read cannot be counted: a limit is then not known to hold.
+    if (this.#stuck.size > 0)
+      throw new JournalError(
+        `the journal ${this.location} holds ${this.#stuck.size} staged batch(es) it cannot read, so calls cannot be counted; see them with \`toolgate journal list\`, then remove them with \`toolgate journal repair\``,
+      );
     this.#ensureRateIndex();
     return (this.#stmt.countSince.get(tool, since) as { n: number }).n;
   }

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { orphanBatches } from '../helpers/orphan-batches.js';
@@ -34,6 +35,24 @@ describe('exec with the journal, recover, journal (issue #4)', () => {
     );
     expect(same[0].ok).toBe(true);
     expect(readFileSync(path.join(ws.dir(), 'a.txt'), 'utf8')).toBe('two\n');
+  });
+
+  it('journal list and export warn of a damaged staged batch; journal repair prints and removes it (review finding)', () => {
+    ws.file('a.txt', 'A');
+    expect(exec([{ id: '1', name: 'read_file', arguments: { path: 'a.txt' } }]).status).toBe(0);
+    const file = path.join(ws.dir(), '.toolgate', 'journal.db');
+    const db = new Database(file);
+    db.prepare('INSERT INTO staged_batches (body) VALUES (?)').run('{damaged');
+    db.close();
+    const list = runCli(['journal', 'list'], { cwd: ws.dir() });
+    expect(list.status).toBe(0);
+    expect(list.stdout).toMatch(/1 call\(s\), 0 failed/);
+    expect(list.stderr).toMatch(/1 staged read-only batch\(es\) it cannot read .*toolgate journal repair/);
+    expect(runCli(['journal', 'export'], { cwd: ws.dir() }).stderr).toMatch(/cannot read/);
+    const repair = runCli(['journal', 'repair'], { cwd: ws.dir() });
+    expect(repair.stdout).toMatch(/removed staged batch #\d+: \{damaged/);
+    expect(runCli(['journal', 'list'], { cwd: ws.dir() }).stderr).toBe('');
+    expect(runCli(['journal', 'repair'], { cwd: ws.dir() }).stdout).toMatch(/Nothing to repair/);
   });
 
   it('--journal FILE puts it elsewhere; the tools cannot touch it', () => {

@@ -136,6 +136,40 @@ describe('staged read-only batches (issue #14 item 4)', () => {
     j.close();
   });
 
+  it('a damaged staged row (review finding, HIGH) is kept and named; it stops neither the rows after it nor any write; counting calls fails closed until it is repaired', () => {
+    const file = path.join(makeTempDir(), 'j.db');
+    const j = SqliteJournal.open(file);
+    j.recordFinishedBatch('s', [call('before')], [finished('before')], { messages: false });
+    const db = new Database(file);
+    db.prepare('INSERT INTO staged_batches (body) VALUES (?)').run('{bad json');
+    db.close();
+    const after = j.recordFinishedBatch('s', [call('after')], [finished('after')], { messages: false });
+    // A side effect in this process (which has staged rows of its own) still journals.
+    const w = j.beginBatch('s', [{ id: 'w', name: 'write_file', arguments: {} }]);
+    j.markRunning(w, 0);
+    j.recordResult(w, 0, {
+      id: 'w',
+      name: 'write_file',
+      ok: true,
+      content: 'wrote',
+      error: null,
+      latencyMs: 0,
+    });
+    j.finishBatch(w);
+    const other = SqliteJournal.open(file);
+    expect(other.batch(after)?.calls[0]?.result?.content).toBe('content of after');
+    expect(other.recentBatches(10)).toHaveLength(3);
+    const [bad] = other.unreadableStaged();
+    expect(bad?.problem).toMatch(/JSON/);
+    expect(stagedRows(file)).toBe(1);
+    expect(() => other.countCallsSince('read_file', 0)).toThrow(/cannot read.*toolgate journal repair/);
+    expect(other.dropUnreadableStaged()).toEqual([{ seq: bad?.seq, body: '{bad json' }]);
+    expect(stagedRows(file)).toBe(0);
+    expect(other.countCallsSince('read_file', 0)).toBe(2);
+    other.close();
+    j.close();
+  });
+
   it('Property: staged and directly written batches read back exactly as recorded, in order, from any connection', () => {
     type Op = { kind: 'read'; calls: number } | { kind: 'write' } | { kind: 'message' } | { kind: 'look' };
     const op: fc.Arbitrary<Op> = fc.oneof(
