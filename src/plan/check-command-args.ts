@@ -81,7 +81,7 @@ export function checkCommandArgs(facts: CommandFacts, checks: CommandArgChecks):
  * (denied patterns like `.env` may match anywhere in it); listing names asks where a vault is inside.
  */
 function treeProblems(argv: string[], checks: CommandArgChecks): string[] {
-  const tree = treeRead(argv);
+  const tree = treeRead(argv, checks.cwd);
   if (!tree) return [];
   const problems: string[] = [];
   for (const operand of tree.operands) {

@@ -1,23 +1,22 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+
 /**
- * Commands that go through a whole directory tree: what they read there (file contents, or only
+ * Commands that go through a directory tree: what they read there (file contents, or only
  * names), and which directories. Without the OS sandbox nothing stops such a command at a denied
- * file (`.env`, keys) or a vault inside the tree, so the planner makes it ask (check-command-args).
- * Over-approximating is safe: a word taken for a directory operand that is not one only costs a
- * question.
+ * file (`.pem`, keys) or a vault inside the tree, so the planner makes it ask (check-command-args).
+ * Where a program's options cannot be read with certainty (which take a value, which recurse), the
+ * answer is the wider one: a wrong guess costs a question, never a read.
  */
 export interface TreeRead {
   /** `contents`: every file's text (grep -r, rg); `names`: what is there (find, tree, ls -R, du). */
   reads: 'contents' | 'names';
-  /** The operands as written ('.' when the program defaults to where it runs). */
+  /** The directories it may go through, as written ('.' where it may default to the working directory). */
   operands: string[];
 }
 
-/** Options whose value is the next word, per program (so the value is not taken for an operand). */
-const GREP_VALUE_OPTIONS = /^-[a-zA-Z]*[efmABCdD]$/;
-const RG_VALUE_OPTIONS = /^-[a-zA-Z]*[efmABCgtTjM]$/;
-
-/** Non-option words, skipping the value of an option that takes the next word. */
-function positionals(args: readonly string[], takesValue: RegExp): string[] {
+/** Words that are not options (after `--`, everything). */
+function words(args: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
@@ -25,76 +24,101 @@ function positionals(args: readonly string[], takesValue: RegExp): string[] {
       out.push(...args.slice(i + 1));
       break;
     }
-    if (arg.startsWith('-') && arg !== '-') {
-      if (takesValue.test(arg)) i++;
-      continue;
-    }
-    out.push(arg);
+    if (!arg.startsWith('-') || arg === '-') out.push(arg);
   }
   return out;
 }
 
-/** Where a grep-like program searches: its operands after the pattern, or '.' when none. */
-function searchOperands(args: readonly string[], takesValue: RegExp, patternFromOption: RegExp): string[] {
-  const words = positionals(args, takesValue);
-  const paths = args.some((a) => patternFromOption.test(a)) ? words : words.slice(1);
-  return paths.length > 0 ? paths : ['.'];
+/** Every word as a possible operand, and '.' too unless each word names something that exists. */
+function operandsOrHere(args: readonly string[], cwd: string): string[] {
+  const all = words(args);
+  const exists = (w: string) => {
+    try {
+      statSync(path.resolve(cwd, w));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return all.length > 0 && all.every(exists) ? all : [...all, '.'];
 }
 
-/** A grep option that makes it recurse: -r/-R in a cluster, or a long option GNU takes by any prefix. */
-function grepRecursive(arg: string, next: string | undefined): boolean {
-  if (/^-[a-zA-Z]*[rR]/.test(arg)) return true;
-  const long = (name: string) => arg.length > 3 && name.startsWith(arg.slice(2));
-  if (long('recursive') || long('dereference-recursive')) return true;
-  const eq = arg.indexOf('=');
-  if (arg.startsWith('--d') && eq > 0 && 'directories'.startsWith(arg.slice(2, eq)))
-    return arg.slice(eq + 1) === 'recurse';
-  return arg === '-d' && next === 'recurse';
+/**
+ * Whether a grep goes through directories: `-r`/`-R` in any cluster, a long option GNU takes by any
+ * prefix (`--recursive`, `--dereference-recursive`), or a directories action other than read or
+ * skip however it is spelt (`-d ACTION`, `-dACTION`, `--directories ACTION`, `--dir=ACTION`).
+ */
+function grepRecurses(args: readonly string[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--') return false;
+    if (/^-[^-]*[rR]/.test(arg)) return true;
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') ? arg.slice(2, eq < 0 ? undefined : eq) : '';
+    if (name.length >= 2 && ('recursive'.startsWith(name) || 'dereference-recursive'.startsWith(name)))
+      return true;
+    let action: string | undefined;
+    if (name.length >= 1 && 'directories'.startsWith(name)) action = eq < 0 ? args[i + 1] : arg.slice(eq + 1);
+    else if (/^-[^-]*d/.test(arg)) {
+      const rest = arg.slice(arg.indexOf('d') + 1);
+      action = rest === '' ? args[i + 1] : rest;
+    }
+    if (action !== undefined && action !== 'read' && action !== 'skip') return true;
+  }
+  return false;
 }
-const PATTERN_OPTION = /^(?:-[a-zA-Z]*[ef]|--regexp(?:=|$)|--file(?:=|$))/;
+
+/** rg flags that take no value and only change how it matches or prints. */
+const RG_PLAIN_FLAGS = /^-[inwxFlcosSvHNUaqI]+$/;
+
+/**
+ * Whether an rg reads only the files it names: nothing but plain short flags, a pattern, and
+ * existing regular files. Anything else (a directory, no file at all, a long option, an option
+ * taking a value) may go through a tree.
+ */
+function rgNamesFilesOnly(args: readonly string[], cwd: string): boolean {
+  const [pattern, ...files] = args.filter((a) => !RG_PLAIN_FLAGS.test(a));
+  if (pattern === undefined || pattern.startsWith('-') || files.length === 0) return false;
+  return files.every((f) => {
+    if (f.startsWith('-')) return false;
+    try {
+      return statSync(path.resolve(cwd, f)).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
 
 /** The tree a command goes through, or undefined when it reads only what it names. */
-export function treeRead(argv: readonly string[]): TreeRead | undefined {
+export function treeRead(argv: readonly string[], cwd: string): TreeRead | undefined {
   const [program, ...args] = argv;
   switch (program) {
     case 'grep':
     case 'egrep':
-    case 'fgrep': {
-      const recursive = args.some((a, i) => grepRecursive(a, args[i + 1]));
-      return recursive
-        ? { reads: 'contents', operands: searchOperands(args, GREP_VALUE_OPTIONS, PATTERN_OPTION) }
-        : undefined;
-    }
-    case 'rg': {
-      // --files lists what it would search; otherwise every file under each operand is read.
-      const reads = args.includes('--files') ? 'names' : 'contents';
-      const operands =
-        reads === 'names'
-          ? positionals(args, RG_VALUE_OPTIONS)
-          : searchOperands(args, RG_VALUE_OPTIONS, PATTERN_OPTION);
-      return { reads, operands: operands.length > 0 ? operands : ['.'] };
-    }
+    case 'fgrep':
+      return grepRecurses(args) ? { reads: 'contents', operands: operandsOrHere(args, cwd) } : undefined;
+    case 'rg':
+      if (args.includes('--files')) return { reads: 'names', operands: operandsOrHere(args, cwd) };
+      return rgNamesFilesOnly(args, cwd)
+        ? undefined
+        : { reads: 'contents', operands: operandsOrHere(args, cwd) };
     case 'find': {
-      // Its paths come before the first expression word.
-      const start = args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!' || a === ',');
+      // Its paths come before the first expression word (and after -H/-L/-P).
+      const start = args.findIndex(
+        (a) => (a.startsWith('-') && !/^-[HLP]$/.test(a)) || a === '(' || a === '!',
+      );
       const operands = (start < 0 ? args : args.slice(0, start)).filter((a) => !/^-[HLP]$/.test(a));
       return { reads: 'names', operands: operands.length > 0 ? operands : ['.'] };
     }
     case 'tree':
-    case 'du': {
-      const operands = positionals(args, /^-[a-zA-Z]*[LPIdBt]$/);
-      return { reads: 'names', operands: operands.length > 0 ? operands : ['.'] };
-    }
-    case 'ls': {
-      if (!args.some((a) => /^-[a-zA-Z]*R/.test(a) || a === '--recursive')) return undefined;
-      const operands = positionals(args, /^-[a-zA-Z]*[IwT]$/);
-      return { reads: 'names', operands: operands.length > 0 ? operands : ['.'] };
-    }
-    case 'git': {
-      const sub = args[0];
-      if (sub === 'ls-files' || sub === 'status') return { reads: 'names', operands: ['.'] };
-      return undefined;
-    }
+    case 'du':
+      return { reads: 'names', operands: operandsOrHere(args, cwd) };
+    case 'ls':
+      return args.some((a) => /^-[^-]*R/.test(a) || (a.length > 3 && '--recursive'.startsWith(a)))
+        ? { reads: 'names', operands: operandsOrHere(args, cwd) }
+        : undefined;
+    case 'git':
+      return args[0] === 'ls-files' || args[0] === 'status' ? { reads: 'names', operands: ['.'] } : undefined;
     default:
       return undefined;
   }
