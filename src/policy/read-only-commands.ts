@@ -11,6 +11,10 @@ interface ReadOnlyEntry {
   unsafeArg?: RegExp;
   /** The most positional operands (non-option arguments) it takes without writing one of them. */
   maxOperands?: number;
+  /** When set, every argument must match it: the options known to print no file's contents. */
+  onlyArgs?: RegExp;
+  /** When set, some argument must match it (what turns a command's default output into names). */
+  needsArg?: RegExp;
 }
 
 /**
@@ -19,6 +23,15 @@ interface ReadOnlyEntry {
  */
 const longOption = (name: string) =>
   `--${name[0]}(?:${[...name.slice(1)].map((_, i) => name.slice(1, i + 2)).join('|')})?(?:=|$)`;
+
+/** A revision or path word (no REV:path form, no option). */
+const GIT_WORD = String.raw`[^-:][^:]*`;
+const GIT_HEADER_OPTIONS = String.raw`--oneline|--graph|--all|--reverse|--no-merges|--merges|--first-parent|--no-decorate|--decorate(?:=\w+)?|--abbrev-commit|-i|--invert-grep|--all-match|-n|-\d+|--max-count=\d+|--(?:since|until|after|before|author|committer|grep|format|pretty|date|abbrev)=.*`;
+const GIT_LOG_HEADERS = new RegExp(`^(?:${GIT_WORD}|--|${GIT_HEADER_OPTIONS})$`);
+const GIT_SHOW_HEADERS = new RegExp(`^(?:${GIT_WORD}|--|-s|--no-patch|--quiet|${GIT_HEADER_OPTIONS})$`);
+const GIT_DIFF_NAMES = new RegExp(
+  `^(?:${GIT_WORD}|--|--stat|--name-only|--name-status|--numstat|--shortstat|--cached|--staged)$`,
+);
 
 const READ_ONLY: readonly ReadOnlyEntry[] = [
   { prefix: ['ls'] },
@@ -59,9 +72,16 @@ const READ_ONLY: readonly ReadOnlyEntry[] = [
   { prefix: ['dirname'] },
   { prefix: ['realpath'] },
   { prefix: ['git', 'status'] },
-  { prefix: ['git', 'diff'], unsafeArg: /^(?:--output|--ext-diff|--textconv|--no-index)/ },
-  { prefix: ['git', 'log'], unsafeArg: /^(?:--output|--ext-diff|--textconv)/ },
-  { prefix: ['git', 'show'], unsafeArg: /^(?:--output|--ext-diff|--textconv)/ },
+  // git's history holds every file ever committed, denied ones and vaults too, and its pathspecs
+  // and REV:path forms are not paths a sandbox can judge: only the forms that print no file's
+  // contents are on the list (names and counts, commit headers and messages); the rest ask.
+  {
+    prefix: ['git', 'diff'],
+    onlyArgs: GIT_DIFF_NAMES,
+    needsArg: /^--(?:stat|name-only|name-status|numstat|shortstat)$/,
+  },
+  { prefix: ['git', 'log'], onlyArgs: GIT_LOG_HEADERS },
+  { prefix: ['git', 'show'], onlyArgs: GIT_SHOW_HEADERS, needsArg: /^(?:-s|--no-patch|--quiet)$/ },
   { prefix: ['git', 'rev-parse'] },
   { prefix: ['git', 'ls-files'] },
   { prefix: ['git', 'blame'], unsafeArg: /^(?:--textconv|--contents)/ },
@@ -75,6 +95,8 @@ export function isReadOnlyCommand(argv: readonly (string | undefined)[]): boolea
     if (rest.some((a) => a === undefined)) return false;
     const args = rest as string[];
     if (entry.unsafeArg && args.some((a) => (entry.unsafeArg as RegExp).test(a))) return false;
+    if (entry.onlyArgs && !args.every((a) => (entry.onlyArgs as RegExp).test(a))) return false;
+    if (entry.needsArg && !args.some((a) => (entry.needsArg as RegExp).test(a))) return false;
     if (entry.maxOperands !== undefined && operands(args) > entry.maxOperands) return false;
     return true;
   });

@@ -1,6 +1,7 @@
 // Commands that go through a directory tree (review finding, HIGH with auto_allow_read_only and no
 // OS sandbox): `grep -r X .`, `rg X`, `find .`, `ls -R` read or list denied files and vaults that
 // no path in the command names. Without the OS sandbox they ask; with it they run, fenced.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -126,6 +127,49 @@ describe('commands that go through a directory tree (review finding, HIGH)', () 
         );
         if (sandbox === 'none') expect(r?.error?.message ?? r?.content, command).toMatch(/denied/);
         else if (command.startsWith('grep')) expect(out).toMatch(/public SECRETTOKEN/); // ran, fenced
+      }
+      await gate.close();
+    }
+  });
+
+  it('git history: only forms that print no file contents run without asking; executed on a repository that tracks a key and a vault (second review, HIGH)', async () => {
+    const repo = workspace();
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: repo });
+    git('init', '-q');
+    git('add', '-f', '.');
+    git('commit', '-qm', 'everything');
+    writeFileSync(path.join(repo, 'src', 'a.txt'), 'changed\n');
+    git('commit', '-qam', 'change');
+    const rows: [string, 'allow' | 'ask'][] = [
+      ['git log -p', 'ask'],
+      ['git log --patch --oneline', 'ask'],
+      ['git log -U3', 'ask'],
+      ['git log --stat', 'ask'],
+      ['git show HEAD~1', 'ask'],
+      ['git show HEAD:vault/deep/v.txt', 'ask'],
+      ['git show HEAD:sub/server.pem', 'ask'],
+      ['git show', 'ask'],
+      ['git diff HEAD~1 HEAD', 'ask'],
+      ['git diff', 'ask'],
+      ['git diff --cached', 'ask'],
+      ['git log --oneline', 'allow'],
+      ['git log -n 3 --format=%s', 'allow'],
+      ['git show -s HEAD', 'allow'],
+      ['git diff --stat HEAD~1 HEAD', 'allow'],
+    ];
+    for (const sandbox of ['none', 'os'] as const) {
+      const gate = gateFor(repo, sandbox, false);
+      for (const [command, expected] of rows) {
+        expect((await decide(repo, command, sandbox, false)).outcome, `${sandbox}: ${command}`).toBe(
+          expected,
+        );
+        const [r] = await gate.execute([{ id: '1', name: 'run_command', arguments: { command } }]);
+        expect(r?.content ?? '', `${sandbox}: ${command}`).not.toMatch(
+          /pem SECRETTOKEN|key SECRETTOKEN|vault SECRETTOKEN/,
+        );
+        // (Under the OS sandbox .git/config is unreadable, a default denial: git may fail there.)
+        if (expected === 'allow' && sandbox === 'none') expect(r?.ok, `${command}: ${r?.content}`).toBe(true);
       }
       await gate.close();
     }
