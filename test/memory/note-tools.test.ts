@@ -2,6 +2,7 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { createGzip } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
@@ -303,7 +304,9 @@ describe('hybrid search with an embeddings endpoint (issue #15)', () => {
 
 describe('a misbehaving embeddings endpoint never takes the process down (review finding, HIGH)', () => {
   /** Answers every request the way `mode` says; counts the bytes it managed to send. */
-  async function badServer(mode: 'endless' | 'declared' | 'dimensions' | 'overflow') {
+  async function badServer(
+    mode: 'endless' | 'declared' | 'dimensions' | 'overflow' | 'error-endless' | 'error-gzip' | 'not-json',
+  ) {
     const state = { sent: 0 };
     const server = http.createServer((req, res) => {
       req.resume();
@@ -313,13 +316,33 @@ describe('a misbehaving embeddings endpoint never takes the process down (review
           res.write('{"data":[');
           return;
         }
+        if (mode === 'not-json') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end('<html>a proxy page</html>');
+        }
+        if (mode === 'error-gzip') {
+          // A small compressed body that inflates without end, sent with an error status.
+          res.writeHead(500, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+          const gzip = createGzip();
+          gzip.pipe(res);
+          const zeros = Buffer.alloc(1 << 20);
+          const pump = () => {
+            while (!res.destroyed && state.sent < 2 ** 32) {
+              state.sent += zeros.length;
+              if (!gzip.write(zeros)) return void gzip.once('drain', pump);
+            }
+          };
+          res.on('error', () => {});
+          gzip.on('error', () => {});
+          return pump();
+        }
         if (mode === 'dimensions' || mode === 'overflow') {
           const embedding = mode === 'dimensions' ? new Array(20_000).fill(0.5) : [1e39, 1, 1];
           res.writeHead(200, { 'content-type': 'application/json' });
           return res.end(JSON.stringify({ data: [{ index: 0, embedding }] }));
         }
         // endless: a valid start, then numbers forever (chunked, no length), as fast as it is read
-        res.writeHead(200, { 'content-type': 'application/json' });
+        res.writeHead(mode === 'error-endless' ? 500 : 200, { 'content-type': 'application/json' });
         res.write('{"data":[{"index":0,"embedding":[0.5');
         const chunk = ',0.25'.repeat(200_000);
         const pump = () => {
@@ -350,6 +373,9 @@ describe('a misbehaving embeddings endpoint never takes the process down (review
     ['declared', /1073741824 bytes, more than/],
     ['dimensions', /20000 numbers, more than 8192/],
     ['overflow', /not finite as a 32-bit float/],
+    ['error-endless', /HTTP 500: \{"data"/],
+    ['error-gzip', /HTTP 500/],
+    ['not-json', /the answer is not JSON/],
   ] as const) {
     it(`${mode}: the note is saved, search falls back to words and says why, memory stays bounded`, async () => {
       const bad = await badServer(mode);
@@ -366,7 +392,8 @@ describe('a misbehaving embeddings endpoint never takes the process down (review
         expect(found(r).map((h) => h.text)).toEqual(['The ferry leaves from pier 7.']);
         expect(r.metadata).toMatchObject({ retrieval: 'fts' });
         expect(process.memoryUsage().rss - rss).toBeLessThan(256 * 1024 * 1024);
-        if (mode === 'endless') expect(bad.state.sent).toBeLessThan(256 * 1024 * 1024); // cut off, not drained
+        if (mode.includes('endless') || mode === 'error-gzip')
+          expect(bad.state.sent).toBeLessThan(256 * 1024 * 1024); // cut off, not drained
         await gate.close();
       } finally {
         await bad.close();

@@ -65,7 +65,8 @@ async function request(settings: EmbeddingsSettings, input: readonly string[], s
     throw failure(settings, cause?.code ?? cause?.message ?? (error as Error).message);
   }
   if (!response.ok) {
-    const text = (await response.text().catch(() => '')).slice(0, 200);
+    // Only the start of an error's text is worth reading (a huge or compressed body is cut off).
+    const text = (await readUpTo(response, 200).catch(() => '')).trim();
     throw failure(settings, `HTTP ${response.status}${text ? `: ${text}` : ''}`);
   }
   const body = (await readJson(response, settings, signal)) as
@@ -96,6 +97,25 @@ async function request(settings: EmbeddingsSettings, input: readonly string[], s
   if (vectors.some((v) => v === undefined))
     throw failure(settings, 'the "index" fields do not cover the input');
   return vectors;
+}
+
+/** Up to `max` bytes of the body as text; the rest is never read. */
+async function readUpTo(response: Response, max: number): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  try {
+    while (bytes < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      bytes += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }
 
 /** The body as JSON, read up to MAX_RESPONSE_BYTES: a server sending more is cut off, not buffered. */
@@ -130,7 +150,7 @@ async function readJson(
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
   } catch {
-    return undefined;
+    throw failure(settings, 'the answer is not JSON');
   }
 }
 
