@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -5,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
 import { createToolgate, type Toolgate } from '../../src/toolgate.js';
 import { memoryNamespace } from '../../src/tools/memory/memory-namespace.js';
+import { runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 const root = makeTempDir('toolgate-memory-');
@@ -207,5 +209,36 @@ describe('namespaces share nothing, not even ranking statistics (review finding,
       db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('memory_fts', 'memory_ai')").get(),
     ).toEqual({ n: 0 });
     db.close();
+  });
+
+  it('four processes opening a store with the shared index at once all work: it is split once (second review)', async () => {
+    for (let round = 0; round < 3; round++) {
+      const dir = makeTempDir('toolgate-memory-race-');
+      mkdirSync(path.join(dir, '.toolgate'));
+      const file = path.join(dir, '.toolgate', 'memory.db');
+      const old = new Database(file);
+      old.exec(`CREATE TABLE memory (id INTEGER PRIMARY KEY, namespace TEXT NOT NULL, key TEXT NOT NULL,
+        value TEXT NOT NULL, updated_at INTEGER NOT NULL, UNIQUE (namespace, key));
+        CREATE VIRTUAL TABLE memory_fts USING fts5(key, value, content='memory', content_rowid='id');`);
+      for (const user of ['alice', 'bob'])
+        old
+          .prepare('INSERT INTO memory (namespace, key, value, updated_at) VALUES (?, ?, ?, 0)')
+          .run(memoryNamespace('project', user), 'plan', `${user} deployment plan`);
+      old.exec("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')");
+      old.close();
+      const runs = ['alice', 'bob', 'alice', 'bob'].map((user) =>
+        runCliAsync(['exec', '--no-journal', '--user', user, '--root', dir], {
+          cwd: dir,
+          input: JSON.stringify([
+            { id: 's', name: 'memory', arguments: { action: 'search', query: 'deployment' } },
+          ]),
+        }).then((r) => ({ user, r })),
+      );
+      for (const { user, r } of await Promise.all(runs)) {
+        const [result] = JSON.parse(r.stdout);
+        expect(result.ok, `${user}: ${r.stdout} ${r.stderr}`).toBe(true);
+        expect(result.content).toContain(`${user} deployment plan`);
+      }
+    }
   });
 });

@@ -61,9 +61,11 @@ const FTS_COLUMNS = "(key, value, content='memory', content_rowid='id', tokenize
  * per namespace, made from the entries; the entries themselves are untouched.
  */
 function splitIndex(db: Database.Database): void {
-  const shared = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_fts'").get();
-  if (!shared) return;
+  const shared = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'memory_fts'");
+  if (!shared.get()) return;
   db.transaction(() => {
+    // Looked at again under the write lock: another process opening the store may have split it.
+    if (!shared.get()) return;
     for (const trigger of ['memory_ai', 'memory_ad', 'memory_au'])
       db.exec(`DROP TRIGGER IF EXISTS ${trigger}`);
     db.exec('DROP TABLE memory_fts');
