@@ -374,6 +374,9 @@ export async function removeEntry(
   }
 }
 
+/** How deep a tree is walked by descriptor (one open per level, two when copying). */
+export const MAX_TREE_DEPTH = 128;
+
 /** How much of an entry went: how many entries were removed, and whether the entry itself is gone. */
 interface Removal {
   removed: number;
@@ -392,6 +395,12 @@ async function removeTree(
   absolute: string,
   keep: (relative: string, absolute: string) => boolean,
 ): Promise<Removal> {
+  // One descriptor is held per level: a deeper tree would run out of them half-way.
+  if (relative.split('/').filter(Boolean).length > MAX_TREE_DEPTH)
+    throw new ToolError(
+      'LimitExceeded',
+      `the tree is more than ${MAX_TREE_DEPTH} levels deep at "${relative}"; nothing deeper is removed (remove it level by level)`,
+    );
   const handle = await open(dirPath, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   let removed = 0;
   try {

@@ -334,4 +334,20 @@ describe('vault_copyto after a hostile review', () => {
     expect(existsSync(path.join(root, 'many'))).toBe(false);
     noTemps(root);
   });
+
+  it('a tree deeper than toolgate walks by descriptor is refused with a clear error, copying or deleting (second review)', async () => {
+    const { root, vault } = setup();
+    const deep = (base: string) => path.join(base, ...Array.from({ length: 140 }, (_, i) => `d${i}`));
+    mkdirSync(deep(path.join(vault, 'deep')), { recursive: true });
+    writeFileSync(path.join(deep(path.join(vault, 'deep')), 'f.txt'), 'bottom\n');
+    const g = gateFor(root, { roots: [vault], max_files: 1000 });
+    const copy = await call(g, 'vault_copyto', { source: 'deep', destination: 'deep' });
+    expect(copy.error?.type).toBe('LimitExceeded');
+    expect(copy.content).toMatch(/more than 128 levels deep/);
+    noTemps(root);
+    mkdirSync(deep(path.join(root, 'gone')), { recursive: true });
+    const del = await call(g, 'delete_file', { path: 'gone', recursive: true });
+    expect(del.error?.type).toBe('LimitExceeded');
+    expect(del.content).toMatch(/more than 128 levels deep/);
+  });
 });

@@ -4,6 +4,7 @@ import { type FileHandle, link, lstat, mkdir, open, readdir, rename, unlink } fr
 import path from 'node:path';
 import { ToolError } from '../../core/tool-error.js';
 import {
+  MAX_TREE_DEPTH,
   mapFsError,
   openDirectoryChain,
   openForRead,
@@ -213,6 +214,11 @@ async function copyTree(
       continue;
     }
     if (entry.isDirectory()) {
+      if (childRel.split('/').length > MAX_TREE_DEPTH)
+        throw new ToolError(
+          'LimitExceeded',
+          `the tree is more than ${MAX_TREE_DEPTH} levels deep at "${childRel}"; copy a part of it`,
+        );
       let sub: FileHandle;
       try {
         sub = await open(`${fromPath}/${entry.name}`, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
