@@ -120,7 +120,7 @@ describe('PostgresJournal', () => {
     const id = journal.beginBatch('S', [{ id: 'c0', name: 't', arguments: {} }], {
       plan: [{ index: 0, approval: request }],
     });
-    await journal.approvalsChanged(AbortSignal.timeout(1), 1); // the LISTEN connection is made
+    expect(await journal.listening()).toBe(true); // the LISTEN connection is made
     const started = Date.now();
     const waiting = journal.approvalsChanged(new AbortController().signal, 30_000);
     setTimeout(

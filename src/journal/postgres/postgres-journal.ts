@@ -460,35 +460,51 @@ export class PostgresJournal implements Journal {
    * only late), or when `signal` aborts.
    */
   async approvalsChanged(signal: AbortSignal, waitMs: number): Promise<void> {
-    // Without a LISTEN connection the caller still looks again after waitMs.
-    const waiters = await this.#listen().then(
-      (l) => l.waiters,
-      () => undefined,
-    );
+    // The LISTEN connection is made in the background: until it is up (or if it never comes up:
+    // a server too busy to answer), the caller simply looks again after waitMs. Nothing here waits
+    // on the connection itself, so a stalled connect can never stall a waiting approval.
+    const listener = this.#listening;
+    if (!listener) void this.#listen().catch(() => {});
     await new Promise<void>((resolve) => {
       if (signal.aborted) return resolve();
       const done = () => {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
-        waiters?.delete(done);
+        listener?.waiters.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, waiters ? Math.max(waitMs, 1000) : waitMs);
+      const timer = setTimeout(done, listener ? Math.max(waitMs, 1000) : waitMs);
       signal.addEventListener('abort', done, { once: true });
-      waiters?.add(done);
+      listener?.waiters.add(done);
     });
+  }
+
+  /** The LISTEN connection once it is up (see approvalsChanged). */
+  #listening: Listener | undefined;
+
+  /** Whether the LISTEN connection comes up (it is made if it is not there): for tools and tests. */
+  listening(): Promise<boolean> {
+    return this.#listen().then(
+      () => true,
+      () => false,
+    );
   }
 
   #listen(): Promise<Listener> {
     this.#listener ??= (async () => {
       const pg = (await import('pg')).default;
-      const client = new pg.Client({ connectionString: this.#url, application_name: 'toolgate-listen' });
+      const client = new pg.Client({
+        connectionString: this.#url,
+        application_name: 'toolgate-listen',
+        connectionTimeoutMillis: 10_000,
+      });
       const waiters = new Set<() => void>();
       client.on('notification', () => {
         for (const wake of [...waiters]) wake();
       });
       client.on('error', () => {
         this.#listener = undefined; // made again by the next waiter
+        this.#listening = undefined;
       });
       await client.connect();
       await client.query(`LISTEN ${APPROVALS_CHANNEL}`);
@@ -496,7 +512,8 @@ export class PostgresJournal implements Journal {
       (
         client as unknown as { connection?: { stream?: { unref?: () => void } } }
       ).connection?.stream?.unref?.();
-      return { client, waiters };
+      this.#listening = { client, waiters };
+      return this.#listening;
     })();
     this.#listener.catch(() => {
       this.#listener = undefined;
@@ -878,5 +895,6 @@ export class PostgresJournal implements Journal {
       () => {},
     );
     this.#listener = undefined;
+    this.#listening = undefined;
   }
 }
