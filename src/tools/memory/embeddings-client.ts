@@ -99,23 +99,28 @@ async function request(settings: EmbeddingsSettings, input: readonly string[], s
   return vectors;
 }
 
-/** Up to `max` bytes of the body as text; the rest is never read. */
-async function readUpTo(response: Response, max: number): Promise<string> {
+/** At most `max` bytes of the body; `cut` when there was more (which is then never read). */
+async function readCapped(response: Response, max: number): Promise<{ bytes: Buffer; cut: boolean }> {
   const reader = response.body?.getReader();
-  if (!reader) return '';
+  if (!reader) return { bytes: Buffer.alloc(0), cut: false };
   const chunks: Uint8Array[] = [];
-  let bytes = 0;
+  let size = 0;
   try {
-    while (bytes < max) {
+    for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done) return { bytes: Buffer.concat(chunks), cut: false };
       chunks.push(value);
-      bytes += value.byteLength;
+      size += value.byteLength;
+      if (size > max) return { bytes: Buffer.concat(chunks).subarray(0, max), cut: true };
     }
   } finally {
     await reader.cancel().catch(() => {});
   }
-  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
+}
+
+/** Up to `max` bytes of the body as text. */
+async function readUpTo(response: Response, max: number): Promise<string> {
+  return (await readCapped(response, max)).bytes.toString('utf8');
 }
 
 /** The body as JSON, read up to MAX_RESPONSE_BYTES: a server sending more is cut off, not buffered. */
@@ -129,26 +134,17 @@ async function readJson(
     await response.body?.cancel().catch(() => {});
     throw failure(settings, `an answer of ${declared} bytes, more than ${MAX_RESPONSE_BYTES}`);
   }
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  const reader = response.body?.getReader();
-  if (!reader) return undefined;
+  let read: { bytes: Buffer; cut: boolean };
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      if (bytes > MAX_RESPONSE_BYTES)
-        throw failure(settings, `an answer of more than ${MAX_RESPONSE_BYTES} bytes`);
-      chunks.push(value);
-    }
+    read = await readCapped(response, MAX_RESPONSE_BYTES);
   } catch (error) {
-    await reader.cancel().catch(() => {});
-    if (error instanceof ToolError || signal.aborted) throw error;
+    if (signal.aborted) throw error;
     throw failure(settings, `the answer broke off (${(error as Error).message})`);
   }
+  if (read.cut) throw failure(settings, `an answer of more than ${MAX_RESPONSE_BYTES} bytes`);
+  if (read.bytes.length === 0 && !response.body) return undefined;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    return JSON.parse(read.bytes.toString('utf8')) as unknown;
   } catch {
     throw failure(settings, 'the answer is not JSON');
   }
