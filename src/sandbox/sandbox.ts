@@ -297,6 +297,11 @@ function literalGlob(p: string): string {
   return toPosix(p).replace(/[*?[\]{}()!+@\\]/g, '\\$&');
 }
 
+/** Whether a path.relative() result stays inside its base (not `..`, not another drive). */
+function isBelow(rel: string): boolean {
+  return rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+}
+
 /**
  * Denied directories as patterns, so that tools which walk a tree and ask only `deniedPattern`
  * (grep, glob, list_directory) leave them out too: the absolute form, and the form relative to each
@@ -308,9 +313,8 @@ function dirPatterns(dirs: readonly string[], roots: readonly string[]): string[
     out.push(`${literalGlob(dir)}/**`);
     for (const root of roots) {
       const rel = path.relative(root, dir);
-      const inside = rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
       if (rel === '' || root.startsWith(`${dir}${path.sep}`)) out.push('**');
-      else if (inside) out.push(`${literalGlob(rel)}/**`);
+      else if (isBelow(rel)) out.push(`${literalGlob(rel)}/**`);
     }
   }
   return out;
@@ -325,8 +329,7 @@ function filePatterns(files: ReadonlySet<string>, roots: readonly string[]): str
   for (const file of files) {
     for (const root of roots) {
       const rel = path.relative(root, file);
-      if (rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
-        out.push(literalGlob(rel));
+      if (rel !== '' && isBelow(rel)) out.push(literalGlob(rel));
     }
   }
   return out;
