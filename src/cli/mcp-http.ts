@@ -30,7 +30,7 @@ interface LiveSession {
  * client session. Returns when the process is asked to stop.
  */
 /** The memory user of a session opened with TOOLGATE_MCP_TOKEN beside per-user tokens (no user name can be it). */
-export const SHARED_TOKEN_USER = '(shared token)';
+const SHARED_TOKEN_USER = '(shared token)';
 
 export async function serveMcpHttp(
   listen: string,
