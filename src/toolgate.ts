@@ -395,7 +395,11 @@ export class Toolgate {
 
   /** Releases what the tools hold between calls (the OS sandbox's helpers): call it when done. */
   async close(): Promise<void> {
-    await Promise.all(this.registry.definitions().map((t) => t.dispose?.().catch(() => {})));
+    await Promise.all([
+      ...this.registry.definitions().map((t) => t.dispose?.().catch(() => {})),
+      // Files written by the last calls reach the disk before the process goes.
+      this.sandbox.pendingSyncs.drained(),
+    ]);
   }
 
   /** Awaits the async set-up of the tools a batch uses (e.g. the shell parser), before planning. */
@@ -735,7 +739,14 @@ export class Toolgate {
     }
     const recorder =
       journal && batchId !== undefined
-        ? journalObserver(journal, batchId, options.observer, this.#lease, recorded)
+        ? journalObserver(
+            journal,
+            batchId,
+            options.observer,
+            this.#lease,
+            recorded,
+            this.sandbox.pendingSyncs,
+          )
         : undefined;
     const observer = recorder ?? options.observer;
     const events = BatchEvents.for(tracing, this.#logger, {

@@ -2,6 +2,7 @@ import type { PlannedCall } from '../core/planned-call.js';
 import { isRepeatable } from '../core/tier.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { BatchObserver } from '../run/execute-batch.js';
+import type { PendingSyncs } from '../sandbox/pending-syncs.js';
 import type { Journal, Lease } from './journal.js';
 
 const DENIALS = new Set(['Denied', 'SandboxViolation', 'LimitExceeded']);
@@ -42,6 +43,8 @@ export function journalObserver(
   lease?: Lease,
   /** Calls whose result the journal already holds (a batch taken over): not recorded again. */
   recorded?: ReadonlySet<number>,
+  /** Files written and still being flushed: on disk before a durable commit records their result. */
+  pendingSyncs?: PendingSyncs,
 ): BatchObserver & { readonly halted: boolean } {
   let halted = false;
   return {
@@ -65,13 +68,20 @@ export function journalObserver(
       return after ? flushed.then(() => after(p)) : flushed;
     },
     onCallResult(result: ToolResult, p: PlannedCall) {
-      try {
-        if (!recorded?.has(p.index)) journal.recordResult(batchId, p.index, result, journalStatus(result, p));
-      } catch (error) {
-        halted = true; // nothing more runs (executeBatch stops), and the batch is not finished from here
-        throw error;
-      }
-      return next?.onCallResult?.(result, p);
+      const record = () => {
+        try {
+          if (!recorded?.has(p.index))
+            journal.recordResult(batchId, p.index, result, journalStatus(result, p));
+        } catch (error) {
+          halted = true; // nothing more runs (executeBatch stops), and the batch is not finished from here
+          throw error;
+        }
+        return next?.onCallResult?.(result, p);
+      };
+      // A commit durable as it returns must not claim a file still on its way to the disk.
+      if (journal.durableCommits && pendingSyncs && !pendingSyncs.idle)
+        return pendingSyncs.drained().then(record);
+      return record();
     },
   };
 }

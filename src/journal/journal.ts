@@ -105,6 +105,11 @@ export interface Journal {
   readonly location: string;
   /** The local file it lives in (SQLite), as given; undefined for a server or in memory. */
   readonly file?: string | undefined;
+  /**
+   * Every commit is on disk as it returns (a server's synchronous commit), not at the next `sync()`:
+   * the pipeline then flushes the files a call wrote before it records that call's result.
+   */
+  readonly durableCommits?: boolean;
 
   /**
    * Records, in one transaction, the assistant message and every call of a batch in call order

@@ -153,6 +153,23 @@ async function runOne(
   }
   const tool = p.tool;
   const started = performance.now();
+  const pending = options.sandbox.pendingSyncs;
+  if (!isRepeatable(tool.tier) && !pending.idle) {
+    // Files written before are on disk before this effect starts, and before the journal's commit
+    // below makes their results durable (docs/DURABILITY.md, "Writes").
+    try {
+      await pending.settle();
+    } catch (error) {
+      return failureResult(
+        call.id,
+        call.name,
+        'ExecutionFailed',
+        `not executed: ${(error as Error).message}`,
+        limitsOf(options),
+        0,
+      );
+    }
+  }
   try {
     // Durably `running` before the tool starts: a crash from here on is "outcome unknown", never a re-run.
     const recorded = options.observer?.onCallStart?.(p);

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { ToolgateConfig } from '../config/config-schema.js';
 import { lazyTool } from '../core/lazy-tool.js';
 import type { AnyToolDefinition } from '../core/tool-definition.js';

@@ -1,6 +1,7 @@
 // Runs under strace for test/crash/fsync-order.test.ts. Three phases, each announced by a write to
 // the phase file (visible in the trace with its path): read-only batches, side-effecting calls in
-// sequence, then eight sessions' side-effecting calls at once on one journal.
+// sequence, eight sessions' side-effecting calls at once on one journal, then write_file: new files,
+// then replacing three of them.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import { createToolgate, defineTool, validateConfig } from '../../dist/index.js';
@@ -61,5 +62,20 @@ const gates = Array.from({ length: 8 }, (_, i) => gate(`s${i}`));
 await Promise.all(
   gates.map((g, i) => g.execute([{ id: `c${i}`, name: 'effect', arguments: { tag: `c${i}` } }])),
 );
+phase('writes');
+const writer = createToolgate({
+  config: validateConfig({ tools: { approval: { mode: 'auto' } } }),
+  roots: [root],
+  journal,
+  session: 'writer',
+});
+const write = async (id, args) => {
+  const [r] = await writer.execute([{ id, name: 'write_file', arguments: args }]);
+  if (!r.ok) throw new Error(`${id}: ${r.error.message}`);
+};
+for (let i = 0; i < 6; i++) await write(`n${i}`, { path: `w/n${i}.txt`, content: `new ${i}\n` });
+for (let i = 0; i < 3; i++)
+  await write(`o${i}`, { path: `w/n${i}.txt`, content: `replaced ${i}\n`, overwrite: true });
+await writer.close();
 phase('end');
 journal.close();

@@ -33,8 +33,19 @@ function parseTrace(text: string): Event[] {
       if (p) events.push({ at: events.length, ...p, data: p.data + (resumed[2] ?? '') });
       continue;
     }
-    const call = /^(\w+)\((\d+)<([^>]*)>(.*)$/.exec(rest);
+    // link/rename take paths, not descriptors: the file is their first argument.
+    const byPath = /^(link|rename)\("([^"]*)"(.*)$/.exec(rest);
+    const call = byPath ?? /^(\w+)\((\d+)<([^>]*)>(.*)$/.exec(rest);
     if (!call) continue;
+    if (byPath) {
+      events.push({
+        at: events.length,
+        call: byPath[1] as string,
+        file: byPath[2] as string,
+        data: byPath[3] as string,
+      });
+      continue;
+    }
     const entry = { call: call[1] as string, file: call[3] as string, data: call[4] as string };
     if (rest.endsWith('<unfinished ...>')) pending.set(pid, entry);
     else events.push({ at: events.length, ...entry });
@@ -42,7 +53,9 @@ function parseTrace(text: string): Event[] {
   return events;
 }
 
-function traceWorker(): { events: Event[]; journal: string; effect: string; phase: string } | string {
+function traceWorker():
+  | { events: Event[]; journal: string; effect: string; phase: string; root: string }
+  | string {
   const root = makeTempDir('toolgate-fsync-');
   const dir = makeTempDir('toolgate-fsync-journal-');
   const journal = path.join(dir, 'journal.db');
@@ -59,7 +72,7 @@ function traceWorker(): { events: Event[]; journal: string; effect: string; phas
       '-s',
       '64',
       '-e',
-      'trace=write,pwrite64,fsync,fdatasync',
+      'trace=write,pwrite64,fsync,fdatasync,link,rename',
       '-o',
       log,
       process.execPath,
@@ -75,7 +88,7 @@ function traceWorker(): { events: Event[]; journal: string; effect: string; phas
   if (/ptrace|Operation not permitted/i.test(run.stderr ?? '') && run.status !== 0)
     return `strace cannot trace here (${run.stderr.trim().split('\n')[0]})`;
   expect(run.status, run.stderr).toBe(0);
-  return { events: parseTrace(readFileSync(log, 'utf8')), journal, effect, phase };
+  return { events: parseTrace(readFileSync(log, 'utf8')), journal, effect, phase, root };
 }
 
 describe('journal durability at the syscall level, traced by strace (docs/DURABILITY.md)', () => {
@@ -87,16 +100,20 @@ describe('journal durability at the syscall level, traced by strace (docs/DURABI
       console.info(`fsync-order test not run: ${traced}`);
       return;
     }
-    const { events, journal, effect, phase } = traced;
+    const { events, journal, effect, phase, root } = traced;
     const wal = `${journal}-wal`;
     const phaseAt = (name: string) => {
       const e = events.find((x) => x.file === phase && x.call === 'write' && x.data.includes(`"${name}\\n"`));
       expect(e, `phase ${name} in the trace`).toBeDefined();
       return e?.at ?? -1;
     };
-    const [readOnly, sideEffects, concurrent, end] = ['read-only', 'side-effects', 'concurrent', 'end'].map(
-      phaseAt,
-    ) as [number, number, number, number];
+    const [readOnly, sideEffects, concurrent, writes, end] = [
+      'read-only',
+      'side-effects',
+      'concurrent',
+      'writes',
+      'end',
+    ].map(phaseAt) as [number, number, number, number, number];
     const between = (from: number, to: number) => events.filter((e) => e.at > from && e.at < to);
     const isSync = (e: Event) => e.call === 'fsync' || e.call === 'fdatasync';
     const journalFiles = [journal, wal];
@@ -126,12 +143,52 @@ describe('journal durability at the syscall level, traced by strace (docs/DURABI
     }
 
     // Eight sessions at once: their `running` rows share fsyncs (group commit).
-    const cc = between(concurrent, end);
+    const cc = between(concurrent, writes);
     expect(cc.filter((e) => e.file === effect && e.call === 'write')).toHaveLength(8);
     const shared = cc.filter((e) => isSync(e) && e.file === wal).length;
     expect(shared).toBeGreaterThanOrEqual(1);
     expect(shared).toBeLessThanOrEqual(3);
     const effectLines = readFileSync(effect, 'utf8').trim().split('\n');
     expect(effectLines).toHaveLength(28);
+
+    // write_file (docs/DURABILITY.md, "Writes"). A new file is linked into place, and its data and
+    // directory are flushed after the reply; both are on disk before the next side effect's WAL
+    // fsync, the one that makes this write's result durable. A replaced file's new bytes are on
+    // disk before the rename, so a power loss never leaves it empty.
+    const wr = between(writes, end);
+    const dirOfWrites = path.join(root, 'w');
+    const links = wr.filter((e) => e.call === 'link');
+    const renames = wr.filter((e) => e.call === 'rename');
+    expect(links).toHaveLength(6);
+    expect(renames).toHaveLength(3);
+    const flushedFile = (name: string, after: number, before: number) =>
+      wr.some(
+        (e) => e.call === 'fsync' && e.at > after && e.at < before && e.file.includes(`/.${name}.toolgate-`),
+      );
+    const flushedDir = (after: number, before: number) =>
+      wr.some((e) => e.call === 'fsync' && e.at > after && e.at < before && e.file === dirOfWrites);
+    const changes = [...links, ...renames].sort((a, b) => a.at - b.at);
+    for (const [k, change] of changes.entries()) {
+      const name = /\/\.(n\d\.txt)\.toolgate-/.exec(change.file)?.[1] as string;
+      const nextSync = wr.find((e) => e.at > change.at && isSync(e) && e.file === wal);
+      // The last one: flushed before the process ends (close() waits for it).
+      const until = k === changes.length - 1 ? end : (nextSync?.at ?? -1);
+      expect(until, `a WAL fsync after ${name}'s write`).toBeGreaterThan(change.at);
+      expect(flushedDir(change.at, until), `${name}: its directory flushed before the next WAL fsync`).toBe(
+        true,
+      );
+      if (change.call === 'link')
+        expect(
+          flushedFile(name, change.at, until),
+          `${name}: its data flushed before the next WAL fsync`,
+        ).toBe(true);
+      else {
+        const previous = changes[k - 1]?.at ?? writes;
+        expect(
+          flushedFile(name, previous, change.at),
+          `${name}: the new bytes flushed before the rename`,
+        ).toBe(true);
+      }
+    }
   }, 150_000);
 });

@@ -136,6 +136,64 @@ describe('staged read-only batches (issue #14 item 4)', () => {
     j.close();
   });
 
+  it('a side effect begun staged and killed while running is seen by the next opener as running: outcome unknown, never run again', async () => {
+    const dir = makeTempDir();
+    const file = path.join(dir, 'j.db');
+    const module = path.resolve('src/journal/sqlite-journal.ts');
+    // Begins a one-call batch with no lease and nothing to ask (staged step by step), marks it
+    // running and syncs as the pipeline does before a side effect, says so, and is killed.
+    const script = `
+      import { SqliteJournal } from ${JSON.stringify(module)};
+      const j = SqliteJournal.open(${JSON.stringify(file)});
+      const done = j.beginBatch('s', [{ id: 'w0', name: 'write_file', arguments: { path: 'a' } }]);
+      j.markRunning(done, 0);
+      j.recordResult(done, 0, { id: 'w0', name: 'write_file', ok: true, content: 'wrote a', error: null, latencyMs: 0 });
+      j.finishBatch(done);
+      const id = j.beginBatch('s', [{ id: 'w1', name: 'write_file', arguments: { path: 'b' } }]);
+      j.markRunning(id, 0);
+      await j.sync();
+      process.stdout.write('running ' + id + '\\n');
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const id = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        const m = /running (\S+)/.exec(d.toString());
+        if (m) resolve(m[1] as string);
+      });
+      child.on('exit', (code) => reject(new Error(`the writer exited early (${code})`)));
+    });
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(stagedRows(file)).toBe(6); // begin, running, result, end; begin, running
+    const j = SqliteJournal.open(file);
+    expect(stagedRows(file)).toBe(0);
+    const [left] = j.incompleteBatches();
+    expect(left?.id).toBe(id);
+    expect(left?.calls.map((c) => c.status)).toEqual(['running']);
+    const [settled] = j.resumeBatch(id);
+    expect(settled?.error?.message).toMatch(/outcome unknown/);
+    expect(j.recentBatches(10).find((b) => b.id !== id)?.status).toBe('complete');
+    j.close();
+  });
+
+  it('a batch with a lease, or one that asks, is written directly; one without is staged', () => {
+    const file = path.join(makeTempDir(), 'j.db');
+    const j = SqliteJournal.open(file);
+    const w = [{ id: 'w', name: 'write_file', arguments: {} }];
+    j.beginBatch('s', w);
+    expect(stagedRows(file)).toBe(1);
+    j.beginBatch('s', w, { lease: { worker: 'me', ttlMs: 60_000 } }); // folds what was staged, then writes
+    expect(stagedRows(file)).toBe(0);
+    j.beginBatch('s', w, {
+      plan: [{ index: 0, approval: { question: 'q' } as never }],
+    });
+    expect(stagedRows(file)).toBe(0);
+    j.close();
+  });
+
   it('a damaged staged row (review finding, HIGH) is kept and named; it stops neither the rows after it nor any write; counting calls fails closed until it is repaired', () => {
     const file = path.join(makeTempDir(), 'j.db');
     const j = SqliteJournal.open(file);
@@ -171,10 +229,14 @@ describe('staged read-only batches (issue #14 item 4)', () => {
   });
 
   it('Property: staged and directly written batches read back exactly as recorded, in order, from any connection', () => {
-    type Op = { kind: 'read'; calls: number } | { kind: 'write' } | { kind: 'message' } | { kind: 'look' };
+    type Op =
+      | { kind: 'read'; calls: number }
+      | { kind: 'write'; peek: boolean }
+      | { kind: 'message' }
+      | { kind: 'look' };
     const op: fc.Arbitrary<Op> = fc.oneof(
       fc.record({ kind: fc.constant('read' as const), calls: fc.integer({ min: 1, max: 3 }) }),
-      fc.record({ kind: fc.constant('write' as const) }),
+      fc.record({ kind: fc.constant('write' as const), peek: fc.boolean() }),
       fc.record({ kind: fc.constant('message' as const) }),
       fc.record({ kind: fc.constant('look' as const) }),
     );
@@ -200,6 +262,8 @@ describe('staged read-only batches (issue #14 item 4)', () => {
             const cid = `w${n++}`;
             const id = j.beginBatch('s', [{ id: cid, name: 'write_file', arguments: {} }]);
             j.markRunning(id, 0);
+            // Staged step by step: another connection sees the call running at once.
+            if (o.peek) expect(other.batch(id)?.calls.map((c) => c.status)).toEqual(['running']);
             j.recordResult(id, 0, {
               id: cid,
               name: 'write_file',

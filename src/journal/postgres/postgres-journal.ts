@@ -118,6 +118,7 @@ function likePrefix(prefix: string): string {
  */
 export class PostgresJournal implements Journal {
   readonly location: string;
+  readonly durableCommits = true;
   readonly #pg: SyncPg;
   readonly #owner = thisProcess();
   readonly #sessionOf = new Map<string, string | undefined>();

@@ -90,7 +90,7 @@ export async function copyFromVault(
     throw mapFsError(error, source.relative);
   });
   const budget = new Budget(options.limits, options.signal);
-  const parent = await openDirectoryChain(workspace, path.dirname(destination.absolute), {
+  const parent = openDirectoryChain(workspace, path.dirname(destination.absolute), {
     create: true,
     relative: destination.relative,
   });
@@ -180,7 +180,7 @@ export async function copyFromVault(
     if (options.signal.aborted) throw error;
     throw mapFsError(error, destination.relative);
   } finally {
-    await parent.close();
+    parent.close();
   }
 }
 

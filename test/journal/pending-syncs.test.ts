@@ -1,0 +1,153 @@
+import { fstatSync, openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/config/load-config.js';
+import type { PlannedCall } from '../../src/core/planned-call.js';
+import type { ToolResult } from '../../src/core/tool-result.js';
+import type { Journal } from '../../src/journal/journal.js';
+import { journalObserver } from '../../src/journal/journal-observer.js';
+import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { PendingSyncs } from '../../src/sandbox/pending-syncs.js';
+import { createToolgate } from '../../src/toolgate.js';
+import { testTool } from '../helpers/tools.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+// docs/DURABILITY.md, "Writes": a new file's data and directory are flushed after the reply, and
+// everything that depends on them waits. The syscall order against the real disk is proven by
+// test/crash/fsync-order.test.ts; these pin the waiting itself, which a fast disk hides there.
+
+const bad = 2 ** 30; // a descriptor number no process here has open
+
+describe('PendingSyncs', () => {
+  it('flushes and closes what it is given; settle() resolves once it is done', async () => {
+    const dir = makeTempDir('toolgate-ps-');
+    const fd = openSync(dir, 'r');
+    const syncs = new PendingSyncs();
+    syncs.start([fd], 'dir');
+    expect(syncs.idle).toBe(false);
+    await syncs.settle();
+    expect(syncs.idle).toBe(true);
+    expect(() => fstatSync(fd)).toThrow(/EBADF/);
+  });
+
+  it('a failed flush is reported once, by settle(), naming the file; drained() never throws', async () => {
+    const syncs = new PendingSyncs();
+    syncs.start([bad], 'w/a.txt');
+    await syncs.drained();
+    expect(syncs.idle).toBe(false); // the failure waits for settle()
+    await expect(syncs.settle()).rejects.toThrow(/"w\/a\.txt".*may not survive a power loss/);
+    await expect(syncs.settle()).resolves.toBeUndefined();
+    expect(syncs.idle).toBe(true);
+  });
+});
+
+describe('the pipeline waits for pending flushes (DURABILITY.md "Writes")', () => {
+  function gateWith(root: string, journal?: Journal) {
+    const order: string[] = [];
+    const effect = testTool(
+      'effect',
+      async () => {
+        order.push('effect ran');
+        return 'ok';
+      },
+      { tier: 'side_effecting' },
+    );
+    const peek = testTool('peek', async () => {
+      order.push('peek ran');
+      return 'ok';
+    });
+    const gate = createToolgate({
+      config: validateConfig({ tools: { approval: { mode: 'auto' } } }),
+      roots: [root],
+      ...(journal ? { journal } : {}),
+      session: 's',
+      builtins: false,
+      tools: [effect, peek],
+    });
+    return { gate, order };
+  }
+
+  it('a side-effecting call starts only after the flushes before it ended; a read-only one does not wait', async () => {
+    const root = makeTempDir('toolgate-ps-');
+    const journal = SqliteJournal.open(path.join(root, '.toolgate', 'journal.db'));
+    const { gate, order } = gateWith(root, journal);
+    let release: () => void = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // A flush that ends only when the test says so (a disk that is slow right now).
+    const syncs = gate.sandbox.pendingSyncs;
+    const realDrained = syncs.drained.bind(syncs);
+    let waiting = true;
+    Object.defineProperty(syncs, 'idle', { get: () => !waiting });
+    syncs.drained = async () => {
+      await slow;
+      order.push('flushed');
+      waiting = false;
+      await realDrained();
+    };
+    const reading = gate.execute([{ id: 'r', name: 'peek', arguments: {} }]);
+    expect((await reading)[0]?.ok).toBe(true);
+    expect(order).toEqual(['peek ran']);
+    const writing = gate.execute([{ id: 'w', name: 'effect', arguments: {} }]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(order).toEqual(['peek ran']); // still waiting for the flush
+    release();
+    const [result] = await writing;
+    expect(result?.ok).toBe(true);
+    expect(order).toEqual(['peek ran', 'flushed', 'effect ran']);
+    journal.close();
+  });
+
+  it('after a failed flush the next side-effecting call is not run and says why; the one after runs', async () => {
+    const root = makeTempDir('toolgate-ps-');
+    const { gate, order } = gateWith(root);
+    gate.sandbox.pendingSyncs.start([bad], 'w/lost.txt');
+    const [first] = await gate.execute([{ id: 'a', name: 'effect', arguments: {} }]);
+    expect(first?.ok).toBe(false);
+    expect(first?.error?.type).toBe('ExecutionFailed');
+    expect(first?.error?.message).toMatch(
+      /^not executed: a file written before could not be flushed.*"w\/lost\.txt"/,
+    );
+    expect(order).toEqual([]);
+    const [second] = await gate.execute([{ id: 'b', name: 'effect', arguments: {} }]);
+    expect(second?.ok).toBe(true);
+    expect(order).toEqual(['effect ran']);
+  });
+
+  it('write_file: the new file is in place when the result is returned, and flushed by close()', async () => {
+    const root = makeTempDir('toolgate-ps-');
+    const gate = createToolgate({
+      config: validateConfig({ tools: { approval: { mode: 'auto' } } }),
+      roots: [root],
+      session: 's',
+    });
+    const [r] = await gate.execute([
+      { id: 'w', name: 'write_file', arguments: { path: 'a/b.txt', content: 'hello\n' } },
+    ]);
+    expect(r?.ok).toBe(true);
+    expect(readFileSync(path.join(root, 'a', 'b.txt'), 'utf8')).toBe('hello\n');
+    expect(gate.sandbox.pendingSyncs.idle).toBe(false); // flushing after the reply
+    await gate.close();
+    expect(gate.sandbox.pendingSyncs.idle).toBe(true);
+  });
+
+  it('a journal whose commits are durable at once records a result only after the flushes (PostgreSQL)', async () => {
+    const recorded: string[] = [];
+    const journal = {
+      durableCommits: true,
+      recordResult: (_b: string, index: number) => recorded.push(`result ${index}`),
+    } as unknown as Journal;
+    const syncs = new PendingSyncs();
+    const dir = makeTempDir('toolgate-ps-');
+    syncs.start([openSync(dir, 'r')], 'dir');
+    const observer = journalObserver(journal, 'b1', undefined, undefined, undefined, syncs);
+    const planned = { index: 0, disposition: { kind: 'execute' } } as unknown as PlannedCall;
+    const result = { id: 'c', name: 'effect', ok: true } as ToolResult;
+    const pending = observer.onCallResult?.(result, planned);
+    expect(recorded).toEqual([]); // not before the flush
+    await pending;
+    expect(recorded).toEqual(['result 0']);
+    expect(syncs.idle).toBe(true);
+  });
+});
