@@ -423,6 +423,11 @@ export class Toolgate {
 
   /** Plans a batch without running anything (also what `toolgate policy explain` shows). */
   plan(calls: readonly ToolCall[]): PlannedCall[] {
+    const journal = this.journal;
+    return journal?.atOneMoment ? journal.atOneMoment(() => this.#plan(calls)) : this.#plan(calls);
+  }
+
+  #plan(calls: readonly ToolCall[]): PlannedCall[] {
     this.refreshMode();
     const tools = this.config.tools;
     return planBatch(calls, {

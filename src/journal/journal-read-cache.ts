@@ -6,23 +6,46 @@ import type { Journal } from './journal.js';
  * `recordContent`: each hash is computed at once, so the row is durable when the call's result is.
  */
 export class JournalReadCache implements ReadCache {
+  /**
+   * What this process recorded, so reading a file again costs no query. Another process in the
+   * same session may have recorded since: then the guard compares the file with an older hash and
+   * refuses a write it would have allowed (fail closed), never the reverse. A miss asks the journal.
+   */
+  readonly #known = new Map<string, ReadRecord>();
+
   constructor(
     private readonly journal: Journal,
     private readonly session: string,
   ) {}
 
   get(canonicalPath: string): ReadRecord | undefined {
-    return this.journal.getReadRecord(this.session, canonicalPath);
+    return this.#known.get(canonicalPath) ?? this.journal.getReadRecord(this.session, canonicalPath);
   }
 
   record(canonicalPath: string, sha256: string, at = Date.now()): void {
     // The same content read again changes nothing the stale guard checks: no row to rewrite (the
     // record keeps when that content was first read).
-    if (this.journal.getReadRecord(this.session, canonicalPath)?.sha256 === sha256) return;
-    this.journal.putReadRecord(this.session, canonicalPath, { sha256, readAt: at });
+    const before = this.get(canonicalPath);
+    if (before?.sha256 === sha256) {
+      this.#remember(canonicalPath, before);
+      return;
+    }
+    const record = { sha256, readAt: at };
+    this.journal.putReadRecord(this.session, canonicalPath, record);
+    this.#remember(canonicalPath, record);
   }
 
   forget(canonicalPath: string): void {
+    this.#known.delete(canonicalPath);
     this.journal.deleteReadRecord(this.session, canonicalPath);
   }
+
+  #remember(canonicalPath: string, record: ReadRecord): void {
+    this.#known.delete(canonicalPath); // most recent last: the oldest goes first when full
+    this.#known.set(canonicalPath, record);
+    if (this.#known.size > KNOWN_MAX) this.#known.delete(this.#known.keys().next().value as string);
+  }
 }
+
+/** Files remembered per session (a few hundred KB at most); older ones are asked for again. */
+const KNOWN_MAX = 4096;

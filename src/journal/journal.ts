@@ -110,6 +110,11 @@ export interface Journal {
    * the pipeline then flushes the files a call wrote before it records that call's result.
    */
   readonly durableCommits?: boolean;
+  /**
+   * Runs `fn` (synchronous) as of one moment: what other connections committed is looked for once,
+   * not by every read inside (planning reads the mode and the grants; each look costs a lock).
+   */
+  atOneMoment?<T>(fn: () => T): T;
 
   /**
    * Records, in one transaction, the assistant message and every call of a batch in call order

@@ -998,9 +998,31 @@ export class SqliteJournal implements Journal {
     return this.#stmt.refusalsSince.get(since) as number;
   }
 
+  atOneMoment<T>(fn: () => T): T {
+    if (this.#moment) return fn();
+    this.#moment = {};
+    try {
+      return fn();
+    } finally {
+      this.#moment = undefined;
+    }
+  }
+
+  /** Inside atOneMoment: the data_version read first (others' commits after it are after the moment). */
+  #moment: { version?: number } | undefined;
+
+  /** Moves when another connection commits (not for this one's own commits). */
+  #dataVersion(): number {
+    const moment = this.#moment;
+    if (moment?.version !== undefined) return moment.version;
+    const version = this.#stmt.dataVersion.get() as number;
+    if (moment) moment.version = version;
+    return version;
+  }
+
   governanceMode(): ModeRecord | undefined {
     // Asked before every batch: read again only when the file changed (as for grants).
-    const version = this.#stmt.dataVersion.get() as number;
+    const version = this.#dataVersion();
     if (this.#mode && this.#mode.version === version) return this.#mode.record;
     const row = this.#stmt.lastMode.get() as ModeRow | undefined;
     const record = row ? modeRecord(row) : undefined;
@@ -1029,7 +1051,7 @@ export class SqliteJournal implements Journal {
   listGrants(session: string): Grant[] {
     // Asked for every batch: read again only when the file changed (data_version moves when another
     // connection commits; this one's own grants clear the cache in addGrant).
-    const version = this.#stmt.dataVersion.get() as number;
+    const version = this.#dataVersion();
     const cached = this.#grants;
     if (cached && cached.version === version && cached.session === session) return [...cached.list];
     const list = this.#readGrants(session);

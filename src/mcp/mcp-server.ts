@@ -9,6 +9,7 @@ import {
   RootsListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { exportDefinitions } from '../core/export-definitions.js';
+import type { GovernanceMode } from '../core/tier.js';
 import type { ToolResult } from '../core/tool-result.js';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../toolgate.js';
 import { withoutHostArguments } from './host-arguments.js';
@@ -124,12 +125,13 @@ export function createMcpServer(options: McpServerOptions): {
    * client last listed, the client is told to list again: it sees only what may run now.
    */
   let listedMode = gate.refreshMode();
-  const checkMode = () => {
-    const mode = gate.refreshMode();
+  /** The client is told to list again when the mode in force is no longer the one it listed under. */
+  const noticeMode = (mode: GovernanceMode) => {
     if (mode === listedMode) return;
     listedMode = mode;
     void server.sendToolListChanged().catch(() => {});
   };
+  const checkMode = () => noticeMode(gate.refreshMode());
   // Another process changing the mode writes the journal: its WAL file changing is the event.
   // (A journal on a server has no file to watch: the mode is read again at every request.)
   const journalFile = options.journal?.file;
@@ -207,7 +209,6 @@ export function createMcpServer(options: McpServerOptions): {
     extra: Parameters<Parameters<typeof server.setRequestHandler>[1]>[1],
   ) => {
     if (rootsReady) await rootsReady;
-    checkMode();
     const id = `mcp-${++calls}`;
     const progressToken = request.params._meta?.progressToken;
     const stream =
@@ -240,6 +241,8 @@ export function createMcpServer(options: McpServerOptions): {
           }
         : {}),
     });
+    // Planning read the mode in force (and applied it): no second look at the journal per call.
+    noticeMode(gate.policy.mode);
     await stream?.flush(); // all output reaches the client before the result
     if (!result) return { content: [{ type: 'text', text: 'toolgate: no result' }], isError: true };
     return toMcpResult(result, gate.registry.get(request.params.name)?.outputSchema !== undefined);
