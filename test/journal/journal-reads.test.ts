@@ -1,0 +1,74 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JournalReadCache } from '../../src/journal/journal-read-cache.js';
+import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+// What planning reads from the journal per call, made cheaper without reading around another
+// process's change (issue #14 item 4).
+
+describe('journal reads on the call path', () => {
+  it('atOneMoment: the mode and grants are looked up as of one moment inside it; outside, another connection’s change is seen at once', () => {
+    const file = path.join(makeTempDir('toolgate-jr-'), 'j.db');
+    const j = SqliteJournal.open(file);
+    const other = SqliteJournal.open(file);
+    expect(j.governanceMode()).toBeUndefined();
+    const inside = j.atOneMoment(() => {
+      const first = j.governanceMode()?.mode;
+      other.recordMode('LOCKDOWN', 'incident', 'ops');
+      return [first, j.governanceMode()?.mode, j.listGrants('s').length];
+    });
+    expect(inside).toEqual([undefined, undefined, 0]); // one moment: the change came after it
+    expect(j.governanceMode()?.mode).toBe('LOCKDOWN'); // seen at once after it
+    other.recordMode('DEGRADED', 'calmer', 'ops');
+    expect(j.governanceMode()?.mode).toBe('DEGRADED');
+    // Nested: still one moment, and the moment ends with the outermost.
+    j.atOneMoment(() => j.atOneMoment(() => j.governanceMode()));
+    other.recordMode('NORMAL', 'over', 'ops');
+    expect(j.governanceMode()?.mode).toBe('NORMAL');
+    other.close();
+    j.close();
+  });
+
+  it('the read cache answers a repeated read from memory and writes no row for the same content again', () => {
+    const file = path.join(makeTempDir('toolgate-jr-'), 'j.db');
+    const j = SqliteJournal.open(file);
+    let puts = 0;
+    let gets = 0;
+    const counted = new Proxy(j, {
+      get(target, key) {
+        if (key === 'putReadRecord') puts++;
+        if (key === 'getReadRecord') gets++;
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const cache = new JournalReadCache(counted, 's');
+    cache.record('/w/a.txt', 'x1', 1);
+    expect([puts, gets]).toEqual([1, 1]); // first read: asked the journal once, wrote once
+    for (let i = 0; i < 5; i++) cache.record('/w/a.txt', 'x1', 2 + i);
+    expect([puts, gets]).toEqual([1, 1]); // the same content again: nothing asked, nothing written
+    expect(cache.get('/w/a.txt')).toEqual({ sha256: 'x1', readAt: 1 }); // when it was first read
+    cache.record('/w/a.txt', 'x2', 9);
+    expect(puts).toBe(2);
+    // Another process of the session (a new cache) finds it in the journal.
+    expect(new JournalReadCache(j, 's').get('/w/a.txt')).toEqual({ sha256: 'x2', readAt: 9 });
+    cache.forget('/w/a.txt');
+    expect(new JournalReadCache(j, 's').get('/w/a.txt')).toBeUndefined();
+    expect(cache.get('/w/a.txt')).toBeUndefined();
+    j.close();
+  });
+
+  it('a stale remembered entry can only refuse: another process recorded newer content, this one still holds the older hash', () => {
+    const file = path.join(makeTempDir('toolgate-jr-'), 'j.db');
+    const j = SqliteJournal.open(file);
+    const mine = new JournalReadCache(j, 's');
+    mine.record('/w/a.txt', 'old', 1);
+    const otherProcess = SqliteJournal.open(file);
+    new JournalReadCache(otherProcess, 's').record('/w/a.txt', 'new', 2);
+    // The guard compares the file (now "new") with what this process read ("old"): a refusal, the safe side.
+    expect(mine.get('/w/a.txt')?.sha256).toBe('old');
+    otherProcess.close();
+    j.close();
+  });
+});
