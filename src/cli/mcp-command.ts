@@ -1,5 +1,5 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Journal } from '../journal/journal.js';
+import { FastStdioServerTransport } from '../mcp/fast-stdio-transport.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
 import { createToolgate } from '../toolgate.js';
 import { approverFor, knownToolNamesOnly } from './open-gate.js';
@@ -81,7 +81,7 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
         resolve();
       };
     });
-    await server.connect(new StdioServerTransport());
+    await server.connect(new FastStdioServerTransport());
     // The client closing our stdin is the end of the session: close cleanly (exit 0). Without this
     // the process would fall out of its event loop with the session still awaited (exit code 13).
     // Asked to stop (SIGTERM, the terminal gone, Ctrl-C): running calls are cancelled, which stops

@@ -1,8 +1,11 @@
-/** Events a running batch emits for a UI (seed 000 FR-OUT-01). Chunks are UI-only, never persisted. */
+/**
+ * Events a running batch emits for a UI (seed 000 FR-OUT-01). Chunks are UI-only, never persisted.
+ * `ascii`: the chunk is printable ASCII, tab and newline only (a writer may skip its own escaping work).
+ */
 export type ToolEvent =
   | { type: 'started'; callId: string; toolName: string }
-  | { type: 'stdout'; callId: string; chunk: string }
-  | { type: 'stderr'; callId: string; chunk: string }
+  | { type: 'stdout'; callId: string; chunk: string; ascii?: true }
+  | { type: 'stderr'; callId: string; chunk: string; ascii?: true }
   | { type: 'completed'; callId: string; ok: boolean };
 
 /**

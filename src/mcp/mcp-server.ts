@@ -12,6 +12,7 @@ import { exportDefinitions } from '../core/export-definitions.js';
 import type { GovernanceMode } from '../core/tier.js';
 import type { ToolResult } from '../core/tool-result.js';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../toolgate.js';
+import { progressParams } from './ascii-progress.js';
 import { withoutHostArguments } from './host-arguments.js';
 import { mcpApprover } from './mcp-approver.js';
 import { ProgressStream } from './progress-stream.js';
@@ -214,10 +215,10 @@ export function createMcpServer(options: McpServerOptions): {
     const stream =
       progressToken === undefined
         ? undefined
-        : new ProgressStream((message, progress) =>
+        : new ProgressStream((message, progress, ascii) =>
             extra.sendNotification({
               method: 'notifications/progress',
-              params: { progressToken, progress, message },
+              params: progressParams({ progressToken, progress, message }, ascii),
             }),
           );
     // What the host added on its own account is taken out (and journaled with the call).
@@ -235,7 +236,8 @@ export function createMcpServer(options: McpServerOptions): {
         ? {
             onEvent: (event) => {
               // A promise here pauses the command until the client took the output (backpressure).
-              if (event.type === 'stdout' || event.type === 'stderr') return stream.push(event.chunk);
+              if (event.type === 'stdout' || event.type === 'stderr')
+                return stream.push(event.chunk, event.ascii === true);
               return undefined;
             },
           }

@@ -7,11 +7,13 @@
  * stays bounded however much it prints.
  */
 export class ProgressStream {
-  readonly #send: (message: string, progress: number) => Promise<void>;
+  readonly #send: (message: string, progress: number, ascii: boolean) => Promise<void>;
   readonly #intervalMs: number;
   readonly #maxChunk: number;
   readonly #highWater: number;
   #buffer = '';
+  /** Everything in #buffer is printable ASCII, tab and newline (see ToolEvent's `ascii`). */
+  #ascii = true;
   #timer: NodeJS.Timeout | undefined;
   #progress = 0;
   #sending: Promise<void> = Promise.resolve();
@@ -19,7 +21,7 @@ export class ProgressStream {
   #pending = 0;
 
   constructor(
-    send: (message: string, progress: number) => Promise<void>,
+    send: (message: string, progress: number, ascii: boolean) => Promise<void>,
     options: { intervalMs?: number; maxChunk?: number; highWater?: number } = {},
   ) {
     this.#send = send;
@@ -30,8 +32,9 @@ export class ProgressStream {
     this.#highWater = options.highWater ?? 1 << 20;
   }
 
-  push(text: string): Promise<void> | undefined {
+  push(text: string, ascii = false): Promise<void> | undefined {
     this.#buffer += text;
+    this.#ascii &&= ascii;
     this.#pending += text.length;
     if (this.#buffer.length >= this.#maxChunk) void this.flush();
     else this.#timer ??= setTimeout(() => void this.flush(), this.#intervalMs);
@@ -43,12 +46,14 @@ export class ProgressStream {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     const text = this.#buffer;
+    const ascii = this.#ascii;
     this.#buffer = '';
+    this.#ascii = true;
     if (text) {
       const progress = ++this.#progress;
       // A failed send (client gone) still counts as done: the call's own result reports the end.
       this.#sending = this.#sending
-        .then(() => this.#send(text, progress))
+        .then(() => this.#send(text, progress, ascii))
         .catch(() => {})
         .finally(() => {
           this.#pending -= text.length;

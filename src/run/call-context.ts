@@ -54,7 +54,12 @@ export class CallContext implements ToolContext {
     chunk: string | Uint8Array,
   ): undefined | PromiseLike<void> => {
     if (this.#stopReason || !this.#onEvent) return undefined;
-    const wait = this.#onEvent({ type: stream, callId: this.callId, chunk: terminalSafe(chunk) });
+    const ascii = typeof chunk !== 'string' && isCleanAscii(chunk);
+    const wait = this.#onEvent(
+      ascii
+        ? { type: stream, callId: this.callId, chunk: latin1(chunk), ascii }
+        : { type: stream, callId: this.callId, chunk: terminalSafe(chunk) },
+    );
     return isThenable(wait) ? wait : undefined;
   };
 
@@ -65,12 +70,15 @@ export class CallContext implements ToolContext {
   }
 }
 
-/** Event text for a UI: plain printable ASCII passes as it is, anything else is sanitized. */
+/** Event text for a UI, sanitized (plain printable ASCII skips this: see `emit`). */
 function terminalSafe(chunk: string | Uint8Array): string {
   if (typeof chunk === 'string') return sanitizeForTerminal(chunk);
-  if (isCleanAscii(chunk))
-    return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
   return sanitizeForTerminal(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8'));
+}
+
+/** Bytes known to be ASCII, as a string (Latin-1 decoding: one byte, one character, no checks). */
+function latin1(chunk: Uint8Array): string {
+  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
 }
 
 function isThenable(value: unknown): value is PromiseLike<void> {

@@ -323,6 +323,19 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
     const big = progressOfLastCall(wire);
     expect(big.join('')).toBe('abcdefghi\n'.repeat(20_000));
     expect(big.length).toBeLessThan(50); // coalesced, not one notification per read
+    // Quotes, backslashes and tabs (plain ASCII: written without JSON.stringify), then a non-ASCII
+    // line (the ordinary way): every character arrives as it was printed.
+    writeFileSync(
+      path.join(root, 'mix.sh'),
+      `i=0; while [ $i -lt 6000 ]; do printf 'say "hi" \\\\ back\\ttab\\n'; i=$((i+1)); done\nprintf 'caf\\303\\251\\n'\n`,
+    );
+    const mixed = await client.callTool(
+      { name: 'run_command', arguments: { command: 'sh mix.sh' } },
+      undefined,
+      { onprogress: () => {} },
+    );
+    expect(mixed.isError).toBe(false);
+    expect(progressOfLastCall(wire).join('')).toBe(`${'say "hi" \\ back\ttab\n'.repeat(6000)}caf\u00e9\n`);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
     await expect(
