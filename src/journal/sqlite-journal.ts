@@ -451,19 +451,41 @@ export class SqliteJournal implements Journal {
    */
   #foldStaged(): void {
     const rows = this.#stmt.stagedBatches.all() as { seq: number; body: string }[];
+    const last = rows.at(-1);
+    if (!last) {
+      this.#stuck = new Map();
+      return;
+    }
+    // All rows in one savepoint first (the usual case: each row is good); only if one fails, again
+    // row by row, each in a savepoint of its own, so one bad row stops none of the others.
+    this.#foldAll ??= this.#db.transaction((texts: string[]) => {
+      for (const text of texts) this.#apply(JSON.parse(text) as StagedOp);
+    });
+    try {
+      this.#foldAll(rows.map((r) => r.body));
+      this.#stmt.clearStaged.run(last.seq);
+      this.#stuck = new Map();
+      return;
+    } catch {
+      // One of them cannot be folded: find which, below. The message numbers counted in memory
+      // were rolled back with it, so they are read again.
+      this.#nextSeq.clear();
+    }
     const stuck = new Map<number, string>();
     for (const row of rows) {
       try {
         this.#foldRow(row.body);
       } catch (error) {
+        this.#nextSeq.clear();
         stuck.set(row.seq, (error as Error).message);
       }
     }
-    const last = rows.at(-1);
-    if (last && stuck.size === 0) this.#stmt.clearStaged.run(last.seq);
+    if (stuck.size === 0) this.#stmt.clearStaged.run(last.seq);
     else for (const row of rows) if (!stuck.has(row.seq)) this.#stmt.deleteStaged.run(row.seq);
     this.#stuck = stuck;
   }
+
+  #foldAll: ((texts: string[]) => void) | undefined;
 
   /** One staged row into batches and calls (a savepoint: all of it or nothing). */
   #foldRow(body: string): void {
@@ -1164,6 +1186,7 @@ export class SqliteJournal implements Journal {
       this.#stmt.finishBatch.run(status, now, batchId);
     });
     this.#sessionOf.delete(batchId);
+    this.#stagedOpen.delete(batchId); // settled: nothing more of it is staged
     return results;
   }
 

@@ -179,6 +179,29 @@ describe('staged read-only batches (issue #14 item 4)', () => {
     j.close();
   });
 
+  it('a damaged row among good ones: the good ones fold, their messages numbered without a gap, in order', () => {
+    const file = path.join(makeTempDir(), 'j.db');
+    const j = SqliteJournal.open(file);
+    j.recordFinishedBatch('s', [call('a')], [finished('a')]);
+    const db = new Database(file);
+    db.prepare('INSERT INTO staged_batches (body) VALUES (?)').run(
+      '{"op":"running","batch":"nope","index":0,"now":1}',
+    );
+    db.close();
+    j.recordFinishedBatch('s', [call('b')], [finished('b')]);
+    const other = SqliteJournal.open(file);
+    const messages = other.messages('s');
+    expect(messages.map((m) => m.seq)).toEqual([1, 2, 3, 4]);
+    expect(
+      messages.filter((m) => m.role === 'tool').map((m) => (m.content as { content: string }).content),
+    ).toEqual(['content of a', 'content of b']);
+    expect(other.unreadableStaged().map((u) => u.problem)).toEqual([
+      expect.stringMatching(/not waiting to start/),
+    ]);
+    other.close();
+    j.close();
+  });
+
   it('a batch with a lease, or one that asks, is written directly; one without is staged', () => {
     const file = path.join(makeTempDir(), 'j.db');
     const j = SqliteJournal.open(file);
