@@ -1,6 +1,7 @@
 import type { Journal } from '../journal/journal.js';
 import { FastStdioServerTransport } from '../mcp/fast-stdio-transport.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
+import { pendingFileSyncs } from '../sandbox/pending-syncs.js';
 import { createToolgate } from '../toolgate.js';
 import { approverFor, knownToolNamesOnly } from './open-gate.js';
 import { journalPath, openJournalOrStop } from './open-journal.js';
@@ -131,6 +132,8 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
     maxBody,
     idleSeconds === undefined ? undefined : idleSeconds * 1000,
   );
+  // The sessions' last writes reach the disk before the journal's closing fsync says they happened.
+  await pendingFileSyncs.drained();
   journal?.close();
   return 0;
 }

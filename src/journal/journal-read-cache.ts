@@ -7,9 +7,10 @@ import type { Journal } from './journal.js';
  */
 export class JournalReadCache implements ReadCache {
   /**
-   * What this process recorded, so reading a file again costs no query. Another process in the
-   * same session may have recorded since: then the guard compares the file with an older hash and
-   * refuses a write it would have allowed (fail closed), never the reverse. A miss asks the journal.
+   * What this process recorded, so reading a file again costs no query; a miss asks the journal.
+   * Another process of the same session may have recorded (or forgotten) since: the guard then
+   * compares the file with what this process itself last read. It refuses when the file changed
+   * since, and allows only a file exactly as this process saw it — never one nobody here has read.
    */
   readonly #known = new Map<string, ReadRecord>();
 

@@ -6,6 +6,7 @@ import type { Grant } from '../core/grant.js';
 import type { GovernanceMode } from '../core/tier.js';
 import type { ToolCall } from '../core/tool-call.js';
 import type { ToolResult } from '../core/tool-result.js';
+import { pendingFileSyncs } from '../sandbox/pending-syncs.js';
 import type { ReadRecord } from '../tools/fs/read-cache.js';
 import type { Todo } from '../tools/todos/todo-store.js';
 import {
@@ -63,7 +64,6 @@ const CHECKPOINT_EVERY = 300;
 
 /** A read-only batch as staged (recordFinishedBatch): everything #insertBatch needs to write it. */
 interface StagedBatch {
-  op?: undefined;
   id: string;
   session: string;
   calls: readonly ToolCall[];
@@ -72,33 +72,6 @@ interface StagedBatch {
   now: number;
   owner: string;
 }
-
-/**
- * One step of a batch begun staged (see #stagesOf): each is the body of the public method it
- * stands for, replayed in order by the fold. A row without `op` is a finished read-only batch.
- */
-type StagedOp =
-  | StagedBatch
-  | {
-      op: 'begin';
-      id: string;
-      session: string;
-      calls: readonly ToolCall[];
-      options: BeginBatchOptions;
-      now: number;
-      owner: string;
-    }
-  | { op: 'running'; batch: string; index: number; now: number }
-  | {
-      op: 'result';
-      batch: string;
-      index: number;
-      status: 'done' | 'denied' | 'unknown';
-      result: ToolResult;
-      session: string | null;
-      now: number;
-    }
-  | { op: 'finish'; batch: string; now: number };
 
 /** Turns SQLite's error codes into what a person can act on. */
 export function explainSqliteError(error: unknown, file: string): JournalError {
@@ -189,10 +162,8 @@ export class SqliteJournal implements Journal {
    */
   #concurrent = false;
   #rateIndexReady = false;
-  /** Rows this process staged and has not folded yet (see recordFinishedBatch, #stagesOf). */
+  /** Batches this process staged and has not folded yet (see recordFinishedBatch). */
   #staged = 0;
-  /** Open batches whose steps are staged (begun without a lease or a question: see #stagesOf). */
-  readonly #stagedOpen = new Set<string>();
   #foldScheduled = false;
   #foldTimer: NodeJS.Timeout | undefined;
   #commits = 0;
@@ -459,7 +430,7 @@ export class SqliteJournal implements Journal {
     // All rows in one savepoint first (the usual case: each row is good); only if one fails, again
     // row by row, each in a savepoint of its own, so one bad row stops none of the others.
     this.#foldAll ??= this.#db.transaction((texts: string[]) => {
-      for (const text of texts) this.#apply(JSON.parse(text) as StagedOp);
+      for (const text of texts) this.#apply(JSON.parse(text) as StagedBatch);
     });
     try {
       this.#foldAll(rows.map((r) => r.body));
@@ -487,55 +458,21 @@ export class SqliteJournal implements Journal {
 
   #foldAll: ((texts: string[]) => void) | undefined;
 
-  /** One staged row into batches and calls (a savepoint: all of it or nothing). */
+  /** One staged batch into batches and calls (a savepoint: all of it or nothing). */
   #foldRow(body: string): void {
-    this.#foldOne ??= this.#db.transaction((text: string) => this.#apply(JSON.parse(text) as StagedOp));
+    this.#foldOne ??= this.#db.transaction((text: string) => this.#apply(JSON.parse(text) as StagedBatch));
     this.#foldOne(body);
   }
 
-  /** What the public method a staged row stands for would have written (and refused) then. */
-  #apply(b: StagedOp): void {
-    switch (b.op) {
-      case undefined:
-        this.#insertBatch(b.id, b.session, b.calls, b.options, b.now, b.finished, b.owner);
-        return;
-      case 'begin':
-        this.#insertBatch(b.id, b.session, b.calls, b.options, b.now, undefined, b.owner);
-        return;
-      case 'running':
-        if (this.#stmt.setRunning.run(b.now, b.batch, b.index).changes === 0)
-          throw notStartable(b.batch, b.index);
-        return;
-      case 'result': {
-        const json = JSON.stringify(b.result);
-        this.#stmt.setResult.run(b.status, json, b.now, b.batch, b.index);
-        if (b.session !== null) this.#message(b.session, 'tool', b.result, b.batch, b.result.id, json);
-        return;
-      }
-      case 'finish':
-        this.#stmt.completeBatch.run({ now: b.now, batch: b.batch, worker: null });
-        return;
-      default:
-        throw new Error(`unknown staged step ${JSON.stringify((b as { op: unknown }).op)}`);
-    }
+  #apply(b: StagedBatch): void {
+    this.#insertBatch(b.id, b.session, b.calls, b.options, b.now, b.finished, b.owner);
   }
 
-  /** One row in one commit (one WAL page, mostly); batches and calls get it off the reply's path. */
-  #stage(op: StagedOp): void {
-    this.#commit(() => this.#stmt.stage.run(JSON.stringify(op)), false);
+  /** One row in one commit (one WAL page for a small batch); batches and calls get it off the reply's path. */
+  #stage(batch: StagedBatch): void {
+    this.#commit(() => this.#stmt.stage.run(JSON.stringify(batch)), false);
     this.#staged++;
     this.#foldSoon();
-  }
-
-  /**
-   * A batch is begun staged when nothing outside this process needs its rows while it runs: no
-   * lease (no other worker may take it over), nobody to ask (the approval queue reads calls), and
-   * not begun over calls journaled while streaming. Its steps are then rows of their own (one page
-   * each instead of eight), and every read, and every other write, folds them first.
-   */
-  #stagesOf(id: string, options: BeginBatchOptions): boolean {
-    if (options.lease || options.plan?.some((e) => e.approval)) return false;
-    return options.batchId === undefined || (!this.#stagedOpen.has(id) && !this.#stmt.batch.get(id));
   }
 
   #foldOne: ((body: string) => void) | undefined;
@@ -600,7 +537,7 @@ export class SqliteJournal implements Journal {
   #checkpointSoon(): void {
     if (this.#checkpointScheduled) return;
     this.#checkpointScheduled = true;
-    setImmediate(() => {
+    const checkpoint = () => {
       this.#checkpointScheduled = false;
       if (this.#closed) return;
       this.#commits = 0;
@@ -609,6 +546,11 @@ export class SqliteJournal implements Journal {
       } catch {
         // Busy or failing: the WAL only grows until a later one (or close) succeeds.
       }
+    };
+    // A checkpoint fsyncs the WAL: not while a written file's flush runs (see sync()).
+    setImmediate(() => {
+      if (pendingFileSyncs.idle) checkpoint();
+      else void pendingFileSyncs.drained().then(checkpoint);
     }).unref();
   }
 
@@ -630,6 +572,8 @@ export class SqliteJournal implements Journal {
    */
   async sync(): Promise<void> {
     if (!this.#wal) return;
+    // Files written by this process are on disk before the rows that say they were (any session).
+    if (!pendingFileSyncs.idle) await pendingFileSyncs.drained();
     try {
       // Alone (one session, one open batch, no flush under way): nobody to share an fsync with or
       // to hold up, so it runs here rather than pay the thread pool's round trip.
@@ -667,10 +611,7 @@ export class SqliteJournal implements Journal {
   beginBatch(session: string, calls: readonly ToolCall[], options: BeginBatchOptions = {}): string {
     this.#noteSession(session);
     const id = options.batchId ?? randomUUID();
-    if (this.#stagesOf(id, options)) {
-      this.#stage({ op: 'begin', id, session, calls, options, now: Date.now(), owner: this.#owner });
-      this.#stagedOpen.add(id);
-    } else this.#write(() => this.#insertBatch(id, session, calls, options, Date.now()));
+    this.#write(() => this.#insertBatch(id, session, calls, options, Date.now()));
     this.#sessionOf.set(id, options.messages === false ? undefined : session);
     return id;
   }
@@ -817,10 +758,6 @@ export class SqliteJournal implements Journal {
   }
 
   markRunning(batchId: string, index: number, lease?: Lease): void {
-    if (!lease && this.#stagedOpen.has(batchId)) {
-      this.#stage({ op: 'running', batch: batchId, index, now: Date.now() });
-      return;
-    }
     if (!lease) {
       const started = this.#write(() => this.#stmt.setRunning.run(Date.now(), batchId, index).changes);
       if (started === 0) throw notStartable(batchId, index);
@@ -900,11 +837,6 @@ export class SqliteJournal implements Journal {
     result: ToolResult,
     status: 'done' | 'denied' | 'unknown' = 'done',
   ): void {
-    if (this.#stagedOpen.has(batchId)) {
-      const session = this.#sessionOf.get(batchId) ?? null;
-      this.#stage({ op: 'result', batch: batchId, index, status, result, session, now: Date.now() });
-      return;
-    }
     this.#write(() => {
       const json = JSON.stringify(result);
       this.#stmt.setResult.run(status, json, Date.now(), batchId, index);
@@ -916,11 +848,6 @@ export class SqliteJournal implements Journal {
   }
 
   finishBatch(batchId: string, lease?: Lease): void {
-    if (!lease && this.#stagedOpen.delete(batchId)) {
-      this.#stage({ op: 'finish', batch: batchId, now: Date.now() });
-      this.#sessionOf.delete(batchId);
-      return;
-    }
     this.#write(() =>
       this.#stmt.completeBatch.run({ now: Date.now(), batch: batchId, worker: lease?.worker ?? null }),
     );
@@ -1186,7 +1113,6 @@ export class SqliteJournal implements Journal {
       this.#stmt.finishBatch.run(status, now, batchId);
     });
     this.#sessionOf.delete(batchId);
-    this.#stagedOpen.delete(batchId); // settled: nothing more of it is staged
     return results;
   }
 

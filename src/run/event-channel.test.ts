@@ -32,6 +32,21 @@ describe('EventChannel (FR-OUT-01 backpressure)', () => {
     expect(channel.coalesced).toBeGreaterThan(900);
   });
 
+  it('a merged chunk is marked plain ASCII only when every part was (review finding)', async () => {
+    const channel = new EventChannel({ capacity: 1 });
+    channel.push({ type: 'started', callId: '1', toolName: 't' });
+    channel.push({ type: 'stdout', callId: '1', chunk: 'a', ascii: true });
+    channel.push({ type: 'stdout', callId: '1', chunk: 'b', ascii: true });
+    channel.push({ type: 'stdout', callId: '2', chunk: 'x', ascii: true });
+    channel.push({ type: 'stdout', callId: '2', chunk: ' café •' });
+    channel.close();
+    const chunks = (await drain(channel)).filter((e) => e.type === 'stdout');
+    expect(chunks).toEqual([
+      { type: 'stdout', callId: '1', chunk: 'ab', ascii: true },
+      { type: 'stdout', callId: '2', chunk: 'x café •' },
+    ]);
+  });
+
   it('never merges a chunk across a lifecycle event', async () => {
     const channel = new EventChannel({ capacity: 2 });
     channel.push({ type: 'stdout', callId: '1', chunk: 'a' });

@@ -36,7 +36,10 @@ export class EventChannel implements AsyncIterable<ToolEvent> {
         if (queued.callId !== event.callId) continue;
         if (queued.type === event.type) {
           if (queued.chunk.length + event.chunk.length > this.#maxChunkBytes) break;
-          this.#queue[i] = { ...queued, chunk: queued.chunk + event.chunk };
+          // Still plain ASCII only if both parts were (a writer may skip escaping on the flag).
+          const { ascii: _, ...rest } = queued;
+          const merged = { ...rest, chunk: queued.chunk + event.chunk };
+          this.#queue[i] = queued.ascii && event.ascii ? { ...merged, ascii: true } : merged;
           this.#coalesced++;
           this.#notify();
           return;

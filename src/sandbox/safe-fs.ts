@@ -270,6 +270,7 @@ export async function writeFileAtomic(
   options: WriteOptions,
 ): Promise<WriteOutcome> {
   if (target.relative === '.') throw new ToolError('BadArgs', 'cannot write to a root directory itself');
+  await sandbox.pendingSyncs.room(); // never more than a bounded number of descriptors held for flushes
   const name = path.basename(target.absolute);
   const dir = openDirectoryChain(sandbox, path.dirname(target.absolute), {
     create: options.createParents,
@@ -308,8 +309,9 @@ export async function writeFileAtomic(
       // Replacing: the new bytes are on disk before the name moves, so a power loss leaves the old
       // file or the new one, never an empty one.
       await fsyncFd(temp);
-      closeSync(temp);
-      temp = undefined;
+      const fd = temp;
+      temp = undefined; // closed here, never twice (a failing close must not close a reused number)
+      closeSync(fd);
       try {
         renameSync(tempPath, finalPath);
       } catch (error) {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import { DEFAULT_DENIED_PATTERNS, TOOLGATE_OWN_PATTERNS } from './default-denies.js';
 import { denyMatcher } from './deny-matcher.js';
-import { PendingSyncs } from './pending-syncs.js';
+import { type PendingSyncs, pendingFileSyncs } from './pending-syncs.js';
 
 export interface SandboxOptions {
   /** Allowed roots; relative ones resolve against `baseDir`. They must exist. */
@@ -70,8 +70,8 @@ export class Sandbox {
   #deny: { isDenied: (posixPath: string) => string | undefined; checkAbsolute: boolean } | undefined;
   readonly #deniedFiles: ReadonlySet<string>;
   readonly #deniedDirs: readonly string[];
-  /** Flushes of files written through this sandbox that are still running (docs/DURABILITY.md). */
-  readonly pendingSyncs = new PendingSyncs();
+  /** Flushes of files written that are still running: the process's own (docs/DURABILITY.md). */
+  readonly pendingSyncs: PendingSyncs = pendingFileSyncs;
 
   constructor(options: SandboxOptions) {
     const base = options.baseDir ?? process.cwd();

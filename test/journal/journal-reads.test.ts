@@ -59,7 +59,7 @@ describe('journal reads on the call path', () => {
     j.close();
   });
 
-  it('a stale remembered entry can only refuse: another process recorded newer content, this one still holds the older hash', () => {
+  it('a remembered entry is what this process read: another process of the session recording newer content makes the guard compare with this one’s own read', () => {
     const file = path.join(makeTempDir('toolgate-jr-'), 'j.db');
     const j = SqliteJournal.open(file);
     const mine = new JournalReadCache(j, 's');

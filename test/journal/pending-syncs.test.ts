@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { fstatSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +8,7 @@ import type { ToolResult } from '../../src/core/tool-result.js';
 import type { Journal } from '../../src/journal/journal.js';
 import { journalObserver } from '../../src/journal/journal-observer.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
-import { PendingSyncs } from '../../src/sandbox/pending-syncs.js';
+import { PendingSyncs, pendingFileSyncs } from '../../src/sandbox/pending-syncs.js';
 import { createToolgate } from '../../src/toolgate.js';
 import { testTool } from '../helpers/tools.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -67,37 +68,104 @@ describe('the pipeline waits for pending flushes (DURABILITY.md "Writes")', () =
     return { gate, order };
   }
 
-  it('a side-effecting call starts only after the flushes before it ended; a read-only one does not wait', async () => {
-    const root = makeTempDir('toolgate-ps-');
-    const journal = SqliteJournal.open(path.join(root, '.toolgate', 'journal.db'));
-    const { gate, order } = gateWith(root, journal);
+  /**
+   * Makes the process's pending flushes end only when the test says so (a disk slow right now):
+   * everything that waits for them waits for `release()`. `restore()` undoes it.
+   */
+  function slowFlush(order: string[]) {
     let release: () => void = () => {};
     const slow = new Promise<void>((resolve) => {
       release = resolve;
     });
-    // A flush that ends only when the test says so (a disk that is slow right now).
-    const syncs = gate.sandbox.pendingSyncs;
+    const syncs = pendingFileSyncs;
     const realDrained = syncs.drained.bind(syncs);
     let waiting = true;
-    Object.defineProperty(syncs, 'idle', { get: () => !waiting });
+    Object.defineProperty(syncs, 'idle', { get: () => !waiting, configurable: true });
     syncs.drained = async () => {
       await slow;
-      order.push('flushed');
+      if (waiting) order.push('flushed');
       waiting = false;
       await realDrained();
     };
-    const reading = gate.execute([{ id: 'r', name: 'peek', arguments: {} }]);
-    expect((await reading)[0]?.ok).toBe(true);
-    expect(order).toEqual(['peek ran']);
-    const writing = gate.execute([{ id: 'w', name: 'effect', arguments: {} }]);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(order).toEqual(['peek ran']); // still waiting for the flush
-    release();
-    const [result] = await writing;
-    expect(result?.ok).toBe(true);
-    expect(order).toEqual(['peek ran', 'flushed', 'effect ran']);
-    journal.close();
+    const restore = () => {
+      delete (syncs as unknown as Record<string, unknown>).idle;
+      delete (syncs as unknown as Record<string, unknown>).drained;
+    };
+    return { release, restore };
+  }
+
+  it('a side-effecting call starts only after the flushes before it ended; a read-only one does not wait', async () => {
+    const root = makeTempDir('toolgate-ps-');
+    const journal = SqliteJournal.open(path.join(root, '.toolgate', 'journal.db'));
+    const { gate, order } = gateWith(root, journal);
+    const flush = slowFlush(order);
+    try {
+      const reading = gate.execute([{ id: 'r', name: 'peek', arguments: {} }]);
+      expect((await reading)[0]?.ok).toBe(true);
+      expect(order).toEqual(['peek ran']);
+      const writing = gate.execute([{ id: 'w', name: 'effect', arguments: {} }]);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(order).toEqual(['peek ran']); // still waiting for the flush
+      flush.release();
+      const [result] = await writing;
+      expect(result?.ok).toBe(true);
+      expect(order).toEqual(['peek ran', 'flushed', 'effect ran']);
+    } finally {
+      flush.restore();
+      journal.close();
+    }
   });
+
+  it('review finding: the journal never fsyncs while a file is being flushed, whichever session asks (another session, a question)', async () => {
+    const root = makeTempDir('toolgate-ps-');
+    const journal = SqliteJournal.open(path.join(root, '.toolgate', 'journal.db'));
+    const order: string[] = [];
+    const flush = slowFlush(order);
+    try {
+      // The journal's own fsync (a side effect's, or before a person is asked) waits for the flush.
+      const synced = journal.sync().then(() => order.push('journal fsynced'));
+      // So does another session's side effect on the same journal (MCP over HTTP runs several).
+      const b = gateWith(root, journal);
+      const other = b.gate.execute([{ id: 'x', name: 'effect', arguments: {} }]);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(order).toEqual([]);
+      expect(b.order).toEqual([]); // the other session's side effect has not started either
+      flush.release();
+      await synced;
+      expect((await other)[0]?.ok).toBe(true);
+      expect(order).toEqual(['flushed', 'journal fsynced']);
+      expect(b.order).toEqual(['effect ran']);
+    } finally {
+      flush.restore();
+      journal.close();
+    }
+  });
+
+  it('review finding (HIGH): a patch adding many new files never holds more descriptors than the process may open', () => {
+    const root = makeTempDir('toolgate-ps-');
+    const module = path.resolve('src/toolgate.ts');
+    const config = path.resolve('src/config/load-config.ts');
+    const script = `
+      import { createToolgate } from ${JSON.stringify(module)};
+      import { validateConfig } from ${JSON.stringify(config)};
+      import { readdirSync } from 'node:fs';
+      const gate = createToolgate({ config: validateConfig({ tools: { approval: { mode: 'auto' } } }), roots: [${JSON.stringify(root)}], session: 's' });
+      let patch = '*** Begin Patch\\n';
+      for (let i = 0; i < 400; i++) patch += '*** Add File: d/f' + i + '.txt\\n+line ' + i + '\\n';
+      patch += '*** End Patch\\n';
+      const [r] = await gate.execute([{ id: 'p', name: 'apply_patch', arguments: { patch } }]);
+      await gate.close();
+      console.log(JSON.stringify({ ok: r.ok, error: r.error?.message, files: readdirSync(${JSON.stringify(root)} + '/d').length }));
+    `;
+    // 400 new files, two descriptors each while flushed, against a limit of 256 open descriptors.
+    const run = spawnSync(
+      'bash',
+      ['-c', 'ulimit -n 256 && exec "$0" --import tsx --input-type=module -e "$1"', process.execPath, script],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout.trim().split('\n').at(-1) as string)).toEqual({ ok: true, files: 400 });
+  }, 150_000);
 
   it('after a failed flush the next side-effecting call is not run and says why; the one after runs', async () => {
     const root = makeTempDir('toolgate-ps-');

@@ -136,57 +136,12 @@ describe('staged read-only batches (issue #14 item 4)', () => {
     j.close();
   });
 
-  it('a side effect begun staged and killed while running is seen by the next opener as running: outcome unknown, never run again', async () => {
-    const dir = makeTempDir();
-    const file = path.join(dir, 'j.db');
-    const module = path.resolve('src/journal/sqlite-journal.ts');
-    // Begins a one-call batch with no lease and nothing to ask (staged step by step), marks it
-    // running and syncs as the pipeline does before a side effect, says so, and is killed.
-    const script = `
-      import { SqliteJournal } from ${JSON.stringify(module)};
-      const j = SqliteJournal.open(${JSON.stringify(file)});
-      const done = j.beginBatch('s', [{ id: 'w0', name: 'write_file', arguments: { path: 'a' } }]);
-      j.markRunning(done, 0);
-      j.recordResult(done, 0, { id: 'w0', name: 'write_file', ok: true, content: 'wrote a', error: null, latencyMs: 0 });
-      j.finishBatch(done);
-      const id = j.beginBatch('s', [{ id: 'w1', name: 'write_file', arguments: { path: 'b' } }]);
-      j.markRunning(id, 0);
-      await j.sync();
-      process.stdout.write('running ' + id + '\\n');
-      setInterval(() => {}, 1000);
-    `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const id = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => {
-        const m = /running (\S+)/.exec(d.toString());
-        if (m) resolve(m[1] as string);
-      });
-      child.on('exit', (code) => reject(new Error(`the writer exited early (${code})`)));
-    });
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
-    expect(stagedRows(file)).toBe(6); // begin, running, result, end; begin, running
-    const j = SqliteJournal.open(file);
-    expect(stagedRows(file)).toBe(0);
-    const [left] = j.incompleteBatches();
-    expect(left?.id).toBe(id);
-    expect(left?.calls.map((c) => c.status)).toEqual(['running']);
-    const [settled] = j.resumeBatch(id);
-    expect(settled?.error?.message).toMatch(/outcome unknown/);
-    expect(j.recentBatches(10).find((b) => b.id !== id)?.status).toBe('complete');
-    j.close();
-  });
-
   it('a damaged row among good ones: the good ones fold, their messages numbered without a gap, in order', () => {
     const file = path.join(makeTempDir(), 'j.db');
     const j = SqliteJournal.open(file);
     j.recordFinishedBatch('s', [call('a')], [finished('a')]);
     const db = new Database(file);
-    db.prepare('INSERT INTO staged_batches (body) VALUES (?)').run(
-      '{"op":"running","batch":"nope","index":0,"now":1}',
-    );
+    db.prepare('INSERT INTO staged_batches (body) VALUES (?)').run('{bad json');
     db.close();
     j.recordFinishedBatch('s', [call('b')], [finished('b')]);
     const other = SqliteJournal.open(file);
@@ -195,25 +150,8 @@ describe('staged read-only batches (issue #14 item 4)', () => {
     expect(
       messages.filter((m) => m.role === 'tool').map((m) => (m.content as { content: string }).content),
     ).toEqual(['content of a', 'content of b']);
-    expect(other.unreadableStaged().map((u) => u.problem)).toEqual([
-      expect.stringMatching(/not waiting to start/),
-    ]);
+    expect(other.unreadableStaged().map((u) => u.problem)).toEqual([expect.stringMatching(/JSON/)]);
     other.close();
-    j.close();
-  });
-
-  it('a batch with a lease, or one that asks, is written directly; one without is staged', () => {
-    const file = path.join(makeTempDir(), 'j.db');
-    const j = SqliteJournal.open(file);
-    const w = [{ id: 'w', name: 'write_file', arguments: {} }];
-    j.beginBatch('s', w);
-    expect(stagedRows(file)).toBe(1);
-    j.beginBatch('s', w, { lease: { worker: 'me', ttlMs: 60_000 } }); // folds what was staged, then writes
-    expect(stagedRows(file)).toBe(0);
-    j.beginBatch('s', w, {
-      plan: [{ index: 0, approval: { question: 'q' } as never }],
-    });
-    expect(stagedRows(file)).toBe(0);
     j.close();
   });
 
@@ -285,7 +223,7 @@ describe('staged read-only batches (issue #14 item 4)', () => {
             const cid = `w${n++}`;
             const id = j.beginBatch('s', [{ id: cid, name: 'write_file', arguments: {} }]);
             j.markRunning(id, 0);
-            // Staged step by step: another connection sees the call running at once.
+            // Written directly: another connection sees the call running at once.
             if (o.peek) expect(other.batch(id)?.calls.map((c) => c.status)).toEqual(['running']);
             j.recordResult(id, 0, {
               id: cid,
