@@ -384,11 +384,15 @@ export async function removeEntry(
   options: { recursive: boolean },
 ): Promise<{ kind: 'file' | 'directory' | 'symlink'; removed: number; kept: string[] }> {
   if (target.relative === '.') throw new ToolError('BadArgs', 'cannot delete a root directory itself');
+  await sandbox.pendingSyncs.room();
   const name = path.basename(target.absolute);
   const dir = openDirectoryChain(sandbox, path.dirname(target.absolute), {
     create: false,
     relative: target.relative,
   });
+  // The removal reaches the disk (its directory flushed) as a write does: after the reply, before
+  // the journal's next fsync (docs/DURABILITY.md, "Writes").
+  const flushDir = () => sandbox.pendingSyncs.start([dir.release()], target.relative);
   try {
     const entry = `${throughFd(dir, path.dirname(target.absolute))}/${name}`;
     const stat = await lstat(entry);
@@ -407,9 +411,11 @@ export async function removeEntry(
         return true;
       };
       const { removed } = await removeTree(entry, target.relative, target.absolute, keep);
+      flushDir();
       return { kind: 'directory', removed, kept };
     }
     await unlink(entry);
+    flushDir();
     return { kind: stat.isSymbolicLink() ? 'symlink' : 'file', removed: 1, kept: [] };
   } catch (error) {
     throw mapFsError(error, target.relative);

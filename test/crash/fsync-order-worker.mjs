@@ -1,10 +1,10 @@
 // Runs under strace for test/crash/fsync-order.test.ts. Three phases, each announced by a write to
 // the phase file (visible in the trace with its path): read-only batches, side-effecting calls in
 // sequence, eight sessions' side-effecting calls at once on one journal, then write_file: new files,
-// then replacing three of them.
+// then replacing three of them, then deleting one.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { z } from 'zod';
-import { createToolgate, defineTool, validateConfig } from '../../dist/index.js';
+import { approveAll, createToolgate, defineTool, validateConfig } from '../../dist/index.js';
 import { SqliteJournal } from '../../dist/journal/sqlite-journal.js';
 
 const [root, journalFile, effectFile, phaseFile] = process.argv.slice(2);
@@ -68,6 +68,7 @@ const writer = createToolgate({
   roots: [root],
   journal,
   session: 'writer',
+  approver: approveAll, // a deletion always asks: answered yes here
 });
 const write = async (id, args) => {
   const [r] = await writer.execute([{ id, name: 'write_file', arguments: args }]);
@@ -76,6 +77,8 @@ const write = async (id, args) => {
 for (let i = 0; i < 6; i++) await write(`n${i}`, { path: `w/n${i}.txt`, content: `new ${i}\n` });
 for (let i = 0; i < 3; i++)
   await write(`o${i}`, { path: `w/n${i}.txt`, content: `replaced ${i}\n`, overwrite: true });
+const [deleted] = await writer.execute([{ id: 'd5', name: 'delete_file', arguments: { path: 'w/n5.txt' } }]);
+if (!deleted.ok) throw new Error(`d5: ${deleted.error.message}`);
 await writer.close();
 phase('end');
 journal.close();

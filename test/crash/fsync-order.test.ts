@@ -33,8 +33,8 @@ function parseTrace(text: string): Event[] {
       if (p) events.push({ at: events.length, ...p, data: p.data + (resumed[2] ?? '') });
       continue;
     }
-    // link/rename take paths, not descriptors: the file is their first argument.
-    const byPath = /^(link|rename)\("([^"]*)"(.*)$/.exec(rest);
+    // link/rename/unlink take paths, not descriptors: the file is their first argument.
+    const byPath = /^(link|rename|unlink)\("([^"]*)"(.*)$/.exec(rest);
     const call = byPath ?? /^(\w+)\((\d+)<([^>]*)>(.*)$/.exec(rest);
     if (!call) continue;
     if (byPath) {
@@ -72,7 +72,7 @@ function traceWorker():
       '-s',
       '64',
       '-e',
-      'trace=write,pwrite64,fsync,fdatasync,link,rename',
+      'trace=write,pwrite64,fsync,fdatasync,link,rename,unlink',
       '-o',
       log,
       process.execPath,
@@ -167,6 +167,10 @@ describe('journal durability at the syscall level, traced by strace (docs/DURABI
       );
     const flushedDir = (after: number, before: number) =>
       wr.some((e) => e.call === 'fsync' && e.at > after && e.at < before && e.file === dirOfWrites);
+    // A deletion's directory is flushed too, before the process ends.
+    const removal = wr.find((e) => e.call === 'unlink' && e.file.endsWith('/n5.txt'));
+    expect(removal, 'delete_file unlinked n5.txt').toBeDefined();
+    expect(flushedDir(removal?.at ?? end, end), 'the deletion: its directory flushed').toBe(true);
     const changes = [...links, ...renames].sort((a, b) => a.at - b.at);
     for (const [k, change] of changes.entries()) {
       const name = /\/\.(n\d\.txt)\.toolgate-/.exec(change.file)?.[1] as string;
