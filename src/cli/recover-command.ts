@@ -142,6 +142,7 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
           return 0;
         } finally {
           close();
+          await gate.close(); // files its calls wrote are flushed before the journal closes
         }
       }
       out.write(`${JSON.stringify(journal.resumeBatch(target), null, 2)}\n`);

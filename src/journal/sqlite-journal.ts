@@ -437,7 +437,8 @@ export class SqliteJournal implements Journal {
       this.#stmt.clearStaged.run(last.seq);
       this.#stuck = new Map();
       return;
-    } catch {
+    } catch (error) {
+      this.#rethrowIfNotTheRow(error);
       // One of them cannot be folded: find which, below. The message numbers counted in memory
       // were rolled back with it, so they are read again.
       this.#nextSeq.clear();
@@ -447,6 +448,7 @@ export class SqliteJournal implements Journal {
       try {
         this.#foldRow(row.body);
       } catch (error) {
+        this.#rethrowIfNotTheRow(error);
         this.#nextSeq.clear();
         stuck.set(row.seq, (error as Error).message);
       }
@@ -457,6 +459,20 @@ export class SqliteJournal implements Journal {
   }
 
   #foldAll: ((texts: string[]) => void) | undefined;
+
+  /**
+   * A fold failure that is not the row's own (a full disk, an I/O error, a lock, or SQLite rolling
+   * back the whole transaction) ends the write it happens in: going on would commit what follows
+   * outside the transaction, and a good row would be called damaged.
+   */
+  #rethrowIfNotTheRow(error: unknown): void {
+    const code = (error as { code?: string }).code ?? '';
+    if (
+      !this.#db.inTransaction ||
+      /^SQLITE_(FULL|IOERR|NOMEM|BUSY|LOCKED|READONLY|CORRUPT|NOTADB|CANTOPEN)/.test(code)
+    )
+      throw error;
+  }
 
   /** One staged batch into batches and calls (a savepoint: all of it or nothing). */
   #foldRow(body: string): void {
@@ -1142,6 +1158,7 @@ export class SqliteJournal implements Journal {
       // A journal that cannot write any more: the calls' results could not be recorded either.
     }
     try {
+      pendingFileSyncs.flushSync(); // files still being flushed reach the disk before rows about them
       this.#wal?.syncNow(); // what was committed since the last sync() reaches the disk too
     } catch {
       // No WAL (nothing was ever written) or it is gone: SQLite's close checkpoints what there is.

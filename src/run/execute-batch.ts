@@ -158,7 +158,7 @@ async function runOne(
     // Files written before are on disk before this effect starts, and before the journal's commit
     // below makes their results durable (docs/DURABILITY.md, "Writes").
     try {
-      await pending.settle();
+      await pending.settle(options.sandbox); // its own failures only: another session's are not its to hear
     } catch (error) {
       return failureResult(
         call.id,

@@ -270,7 +270,6 @@ export async function writeFileAtomic(
   options: WriteOptions,
 ): Promise<WriteOutcome> {
   if (target.relative === '.') throw new ToolError('BadArgs', 'cannot write to a root directory itself');
-  await sandbox.pendingSyncs.room(); // never more than a bounded number of descriptors held for flushes
   const name = path.basename(target.absolute);
   const dir = openDirectoryChain(sandbox, path.dirname(target.absolute), {
     create: options.createParents,
@@ -318,7 +317,7 @@ export async function writeFileAtomic(
         unlinkQuietly(tempPath);
         throw error;
       }
-      sandbox.pendingSyncs.start([dir.release()], target.relative);
+      sandbox.pendingSyncs.start([dir.release()], target.relative, sandbox);
     } else {
       try {
         // link() fails with EEXIST if something appeared meanwhile: never clobber a racing file.
@@ -332,7 +331,7 @@ export async function writeFileAtomic(
       // and before anything that depends on them (PendingSyncs).
       const fds = [temp, dir.release()];
       temp = undefined;
-      sandbox.pendingSyncs.start(fds, target.relative);
+      sandbox.pendingSyncs.start(fds, target.relative, sandbox);
     }
     return { created: !existing, bytes: buffer.byteLength };
   } catch (error) {
@@ -384,7 +383,6 @@ export async function removeEntry(
   options: { recursive: boolean },
 ): Promise<{ kind: 'file' | 'directory' | 'symlink'; removed: number; kept: string[] }> {
   if (target.relative === '.') throw new ToolError('BadArgs', 'cannot delete a root directory itself');
-  await sandbox.pendingSyncs.room();
   const name = path.basename(target.absolute);
   const dir = openDirectoryChain(sandbox, path.dirname(target.absolute), {
     create: false,
@@ -392,7 +390,7 @@ export async function removeEntry(
   });
   // The removal reaches the disk (its directory flushed) as a write does: after the reply, before
   // the journal's next fsync (docs/DURABILITY.md, "Writes").
-  const flushDir = () => sandbox.pendingSyncs.start([dir.release()], target.relative);
+  const flushDir = () => sandbox.pendingSyncs.start([dir.release()], target.relative, sandbox);
   try {
     const entry = `${throughFd(dir, path.dirname(target.absolute))}/${name}`;
     const stat = await lstat(entry);

@@ -31,6 +31,35 @@ describe('PendingSyncs', () => {
     expect(() => fstatSync(fd)).toThrow(/EBADF/);
   });
 
+  it('review finding: a failed flush is told to the owner that wrote the file, never to another', async () => {
+    const syncs = new PendingSyncs();
+    const alice = {};
+    const bob = {};
+    syncs.start([bad], 'hr/alice.txt', alice);
+    await expect(syncs.settle(bob)).resolves.toBeUndefined(); // not Bob's to hear, nor to see the path
+    await expect(syncs.settle(alice)).rejects.toThrow(/"hr\/alice\.txt"/);
+    expect(syncs.idle).toBe(true);
+  });
+
+  it('past 64 descriptors held, a file is flushed at once instead of later (never more held)', async () => {
+    const dir = makeTempDir('toolgate-ps-');
+    const syncs = new PendingSyncs();
+    const fds = Array.from({ length: 100 }, () => openSync(dir, 'r'));
+    for (const fd of fds) syncs.start([fd], 'dir');
+    // The ones past the bound were flushed and closed before start() returned.
+    const closedNow = fds.filter((fd) => {
+      try {
+        fstatSync(fd);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(closedNow.length).toBeGreaterThanOrEqual(36);
+    await syncs.settle();
+    for (const fd of fds) expect(() => fstatSync(fd)).toThrow(/EBADF/);
+  });
+
   it('a failed flush is reported once, by settle(), naming the file; drained() never throws', async () => {
     const syncs = new PendingSyncs();
     syncs.start([bad], 'w/a.txt');
@@ -170,7 +199,10 @@ describe('the pipeline waits for pending flushes (DURABILITY.md "Writes")', () =
   it('after a failed flush the next side-effecting call is not run and says why; the one after runs', async () => {
     const root = makeTempDir('toolgate-ps-');
     const { gate, order } = gateWith(root);
-    gate.sandbox.pendingSyncs.start([bad], 'w/lost.txt');
+    gate.sandbox.pendingSyncs.start([bad], 'w/lost.txt', gate.sandbox);
+    // Another session of the process is not told (and its calls run).
+    const other = gateWith(root);
+    expect((await other.gate.execute([{ id: 'o', name: 'effect', arguments: {} }]))[0]?.ok).toBe(true);
     const [first] = await gate.execute([{ id: 'a', name: 'effect', arguments: {} }]);
     expect(first?.ok).toBe(false);
     expect(first?.error?.type).toBe('ExecutionFailed');

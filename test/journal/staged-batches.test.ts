@@ -155,6 +155,37 @@ describe('staged read-only batches (issue #14 item 4)', () => {
     j.close();
   });
 
+  it('review finding: a full disk while folding ends that write (nothing committed piece by piece, no good row called damaged)', () => {
+    const file = path.join(makeTempDir(), 'j.db');
+    // The journal's own connection, to make its disk "full" (max_page_count) under it.
+    let conn: Database.Database | undefined;
+    const prepare = Database.prototype.prepare;
+    Database.prototype.prepare = function (this: Database.Database, ...args: Parameters<typeof prepare>) {
+      conn ??= this;
+      return prepare.apply(this, args);
+    } as typeof prepare;
+    let j: SqliteJournal;
+    try {
+      j = SqliteJournal.open(file);
+    } finally {
+      Database.prototype.prepare = prepare;
+    }
+    for (let i = 0; i < 3; i++) j.recordFinishedBatch('s', [call(`small${i}`)], [finished(`small${i}`)]);
+    const big = { id: 'big', name: 'read_file', arguments: { path: 'x'.repeat(60_000) } };
+    j.recordFinishedBatch('s', [big], [finished('big')]);
+    const pages = conn?.pragma('page_count', { simple: true }) as number;
+    conn?.pragma(`max_page_count = ${pages + 4}`);
+    expect(() => j.beginBatch('s', [call('after')])).toThrow();
+    const reader = new Database(file, { readonly: true });
+    expect((reader.prepare('SELECT count(*) AS n FROM batches').get() as { n: number }).n).toBe(0);
+    reader.close();
+    expect(stagedRows(file)).toBe(4); // all kept for the next try
+    conn?.pragma('max_page_count = 1073741823');
+    expect(j.unreadableStaged()).toEqual([]); // none was damaged: all fold now
+    expect(j.recentBatches(10)).toHaveLength(4);
+    j.close();
+  });
+
   it('a damaged staged row (review finding, HIGH) is kept and named; it stops neither the rows after it nor any write; counting calls fails closed until it is repaired', () => {
     const file = path.join(makeTempDir(), 'j.db');
     const j = SqliteJournal.open(file);
