@@ -291,19 +291,36 @@ describe('[tools.shell] backend = "session" (issue #16 §10)', () => {
       expect(Date.now() - t).toBeLessThan(3000);
     });
 
-    it('output a leftover wrote does not bleed into the next command', async () => {
+    it('output a leftover wrote does not bleed into the next command, nor into the shell’s own frame', async () => {
       const root = makeTempDir('toolgate-session-bleed-');
+      // Several times: the leftover's writes land at any point of the frame (once, under load, it
+      // split the frame and the shell's directory read as "<dir>\nBLEED").
+      for (let round = 0; round < 5; round++) {
+        const gate = sessionGate(root);
+        const results = await gate.execute([
+          {
+            id: 'a',
+            name: 'run_command',
+            arguments: { command: '(while :; do echo BLEED; done) & echo first' },
+          },
+          { id: 'b', name: 'run_command', arguments: { command: 'echo second' } },
+        ]);
+        expect(results[0]?.content).toMatch(/^(BLEED\n)*first\n(BLEED\n)*$/);
+        expect(results[1]?.content).toBe('second\n');
+      }
+    });
+
+    it('the frame survives `set -u`, and the shell’s directory still carries to the next batch', async () => {
+      const root = makeTempDir('toolgate-session-setu-');
       const gate = sessionGate(root);
-      const results = await gate.execute([
-        {
-          id: 'a',
-          name: 'run_command',
-          arguments: { command: '(while :; do echo BLEED; done) & echo first' },
-        },
-        { id: 'b', name: 'run_command', arguments: { command: 'echo second' } },
-      ]);
-      expect(results[0]?.content).toMatch(/^(BLEED\n)*first\n(BLEED\n)*$/);
-      expect(results[1]?.content).toBe('second\n');
+      // One batch each: a batch is planned whole, so the shell's directory counts from the next one.
+      const results = [
+        await run(gate, 'set -u; mkdir -p a b; cd a'),
+        await run(gate, 'cd ../b'),
+        await run(gate, 'pwd -P; echo "${UNSET_HERE-unset}"'),
+      ];
+      expect(results.map((r) => r.ok)).toEqual([true, true, true]);
+      expect(results[2]?.content).toBe(`${path.join(root, 'b')}\nunset\n`);
     });
 
     it('a directory swapped for a link between the check and the run: the call is not run there', async () => {

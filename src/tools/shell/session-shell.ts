@@ -75,7 +75,7 @@ export function ansiCQuote(text: string): string {
  * (status 2), not a broken frame. It prints a begin marker, moves to the directory the call was
  * checked against (refusing to run if that is not where `cd -P` lands: a link swapped in), runs
  * the command with stdin from /dev/null, then prints the end frame: status, the shell's pid and
- * `pwd -P` on stdout, the marker alone on stderr. `\builtin` is quoted, so no alias can stand in
+ * its physical directory on stdout (one printf), the marker alone on stderr. `\builtin` is quoted, so no alias can stand in
  * for it (a function named `builtin` could: defining one asks, like every function definition).
  */
 function commandLine(marker: string, command: string | undefined, cwd: string, traceparent?: string): string {
@@ -92,7 +92,13 @@ function commandLine(marker: string, command: string | undefined, cwd: string, t
         '\\builtin unset __tg_c; \\builtin disown -a; ';
   return (
     `\\builtin printf '\\0%sB' ${marker}; \\builtin printf '\\0%sB' ${marker} >&2; ${run}` +
-    `\\builtin printf '\\0%s %d %d ' ${marker} "$__tg_s" "$$"; \\builtin pwd -P; ` +
+    // The directory in the same printf as the frame (one write): a job the command left running
+    // may write to the same output, but never inside the frame. `cd -P .` gives the physical path
+    // without a fork (OLDPWD kept); where it fails (the directory is gone) the frame says none.
+    // (`${OLDPWD-}`: a command may have turned on `set -u`.)
+    `__tg_o=\${OLDPWD-}; if \\builtin cd -P -- . 2>/dev/null; then __tg_d=$PWD; else __tg_d=; fi; ` +
+    `if [[ -n $__tg_o ]]; then OLDPWD=$__tg_o; else \\builtin unset OLDPWD; fi; ` +
+    `\\builtin printf '\\0%s %d %d %s\\n' ${marker} "$__tg_s" "$$" "$__tg_d"; \\builtin unset __tg_o __tg_d; ` +
     `\\builtin printf '\\0%s\\0' ${marker} >&2; \\builtin printf '\\0'\n`
   );
 }
@@ -278,7 +284,8 @@ export class SessionShell {
       const frame = /^ (\d+) (\d+) ([\s\S]*)$/.exec(trailer ?? '');
       const pid = Number(frame?.[2]);
       if (!frame || (live.shellPid !== undefined && pid !== live.shellPid)) return { kind: 'broken' };
-      const dir = frame[3]?.replace(/\n$/, '');
+      // Its first line: what a leftover job wrote after the frame is not the directory.
+      const dir = frame[3]?.split('\n')[0];
       return { kind: 'frame', code: Number(frame[1]), pid, cwd: dir?.startsWith('/') ? dir : undefined };
     } finally {
       clearTimeout(timer);
