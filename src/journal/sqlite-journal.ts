@@ -430,7 +430,7 @@ export class SqliteJournal implements Journal {
     // All rows in one savepoint first (the usual case: each row is good); only if one fails, again
     // row by row, each in a savepoint of its own, so one bad row stops none of the others.
     this.#foldAll ??= this.#db.transaction((texts: string[]) => {
-      for (const text of texts) this.#apply(JSON.parse(text) as StagedBatch);
+      for (const text of texts) this.#insertStaged(text);
     });
     try {
       this.#foldAll(rows.map((r) => r.body));
@@ -459,6 +459,7 @@ export class SqliteJournal implements Journal {
   }
 
   #foldAll: ((texts: string[]) => void) | undefined;
+  #foldOne: ((body: string) => void) | undefined;
 
   /**
    * A fold failure that is not the row's own (a full disk, an I/O error, a lock, or SQLite rolling
@@ -476,11 +477,12 @@ export class SqliteJournal implements Journal {
 
   /** One staged batch into batches and calls (a savepoint: all of it or nothing). */
   #foldRow(body: string): void {
-    this.#foldOne ??= this.#db.transaction((text: string) => this.#apply(JSON.parse(text) as StagedBatch));
+    this.#foldOne ??= this.#db.transaction((text: string) => this.#insertStaged(text));
     this.#foldOne(body);
   }
 
-  #apply(b: StagedBatch): void {
+  #insertStaged(body: string): void {
+    const b = JSON.parse(body) as StagedBatch;
     this.#insertBatch(b.id, b.session, b.calls, b.options, b.now, b.finished, b.owner);
   }
 
@@ -490,8 +492,6 @@ export class SqliteJournal implements Journal {
     this.#staged++;
     this.#foldSoon();
   }
-
-  #foldOne: ((body: string) => void) | undefined;
 
   /** Staged rows the last fold could not read, by seq, with why (see #foldStaged). */
   #stuck = new Map<number, string>();

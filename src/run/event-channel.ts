@@ -37,9 +37,11 @@ export class EventChannel implements AsyncIterable<ToolEvent> {
         if (queued.type === event.type) {
           if (queued.chunk.length + event.chunk.length > this.#maxChunkBytes) break;
           // Still plain ASCII only if both parts were (a writer may skip escaping on the flag).
-          const { ascii: _, ...rest } = queued;
-          const merged = { ...rest, chunk: queued.chunk + event.chunk };
-          this.#queue[i] = queued.ascii && event.ascii ? { ...merged, ascii: true } : merged;
+          const chunk = queued.chunk + event.chunk;
+          this.#queue[i] =
+            queued.ascii && event.ascii
+              ? { ...queued, chunk }
+              : { type: queued.type, callId: queued.callId, chunk };
           this.#coalesced++;
           this.#notify();
           return;

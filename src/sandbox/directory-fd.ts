@@ -1,5 +1,10 @@
 import { closeSync, fsync } from 'node:fs';
 
+/** fsync(2) of a descriptor, in the thread pool. */
+export function fsyncDescriptor(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+}
+
 /** An open directory descriptor: lookups through it start at that inode, whatever its name points to now. */
 export class DirectoryFd {
   #fd: number | undefined;
@@ -15,8 +20,7 @@ export class DirectoryFd {
 
   /** Flushes the directory's entries (a new or renamed name) to disk, in the thread pool. */
   sync(): Promise<void> {
-    const fd = this.fd;
-    return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+    return fsyncDescriptor(this.fd);
   }
 
   /** Hands the descriptor over (to PendingSyncs): closing it is the new owner's job. */

@@ -4,7 +4,6 @@ import {
   constants,
   existsSync,
   fstatSync,
-  fsync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -20,7 +19,7 @@ import {
 import { type FileHandle, lstat, open, readdir, realpath, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
-import { DirectoryFd } from './directory-fd.js';
+import { DirectoryFd, fsyncDescriptor } from './directory-fd.js';
 import type { ResolvedPath, Sandbox } from './sandbox.js';
 
 /**
@@ -307,7 +306,7 @@ export async function writeFileAtomic(
     if (existing) {
       // Replacing: the new bytes are on disk before the name moves, so a power loss leaves the old
       // file or the new one, never an empty one.
-      await fsyncFd(temp);
+      await fsyncDescriptor(temp);
       const fd = temp;
       temp = undefined; // closed here, never twice (a failing close must not close a reused number)
       closeSync(fd);
@@ -359,10 +358,6 @@ async function writeAll(fd: number, buffer: Uint8Array): Promise<void> {
       ),
     );
   }
-}
-
-function fsyncFd(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
 }
 
 function unlinkQuietly(file: string): void {
