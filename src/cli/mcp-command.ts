@@ -65,7 +65,7 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
     ...(options.approve === 'remote' ? { approver: approverFor('remote', journal).approver } : {}),
   };
   if (!options.http) {
-    const { server, idle, gate } = createMcpServer({
+    const { server, idle, gate, callTool } = createMcpServer({
       ...serverOptions,
       ...(options.session ? { session: options.session } : {}),
     });
@@ -82,7 +82,7 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
         resolve();
       };
     });
-    await server.connect(new FastStdioServerTransport());
+    await server.connect(new FastStdioServerTransport(process.stdin, process.stdout, callTool));
     // The client closing our stdin is the end of the session: close cleanly (exit 0). Without this
     // the process would fall out of its event loop with the session still awaited (exit code 13).
     // Asked to stop (SIGTERM, the terminal gone, Ctrl-C): running calls are cancelled, which stops

@@ -2,7 +2,6 @@ import { type FSWatcher, watch } from 'node:fs';
 import path from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
@@ -13,6 +12,7 @@ import type { GovernanceMode } from '../core/tier.js';
 import type { ToolResult } from '../core/tool-result.js';
 import { createToolgate, type Toolgate, type ToolgateOptions } from '../toolgate.js';
 import { progressParams } from './ascii-progress.js';
+import type { DirectToolCall } from './fast-stdio-transport.js';
 import { withoutHostArguments } from './host-arguments.js';
 import { mcpApprover } from './mcp-approver.js';
 import { ProgressStream } from './progress-stream.js';
@@ -62,6 +62,8 @@ export function createMcpServer(options: McpServerOptions): {
   gate: () => Toolgate;
   /** Resolves once no tool call is running. */
   idle: () => Promise<void>;
+  /** The tools/call handler itself, for a transport that recognises plain calls on its own. */
+  callTool: DirectToolCall;
 } {
   const server = new Server(
     { name: 'toolgate', version: options.version ?? '0.1.0' },
@@ -196,40 +198,38 @@ export function createMcpServer(options: McpServerOptions): {
     for (const resolve of waiting) resolve();
   };
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  /** One call, counted while it runs; `notify` sends a notification about this request. */
+  const tracked: DirectToolCall = async (params, context) => {
     inFlight++;
     try {
-      return await callTool(request, extra);
+      return await callTool(params, context);
     } finally {
       settled();
     }
-  });
+  };
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    tracked(request.params, { signal: extra.signal, notify: extra.sendNotification }),
+  );
 
-  const callTool = async (
-    request: CallToolRequest,
-    extra: Parameters<Parameters<typeof server.setRequestHandler>[1]>[1],
-  ) => {
+  const callTool: DirectToolCall = async (params, { signal, notify }) => {
     if (rootsReady) await rootsReady;
     const id = `mcp-${++calls}`;
-    const progressToken = request.params._meta?.progressToken;
+    const progressToken = params._meta?.progressToken;
     const stream =
       progressToken === undefined
         ? undefined
         : new ProgressStream((message, progress, ascii) =>
-            extra.sendNotification({
+            notify({
               method: 'notifications/progress',
               params: progressParams({ progressToken, progress, message }, ascii),
             }),
           );
     // What the host added on its own account is taken out (and journaled with the call).
-    const { args, dropped } = withoutHostArguments(
-      gate.registry.get(request.params.name),
-      request.params.arguments ?? {},
-    );
+    const { args, dropped } = withoutHostArguments(gate.registry.get(params.name), params.arguments ?? {});
     // Trace context from the client (`_meta.traceparent`, as MCP hosts propagate W3C trace context).
-    const traceparent = (request.params._meta as { traceparent?: unknown } | undefined)?.traceparent;
-    const [result] = await gate.execute([{ id, name: request.params.name, arguments: args }], {
-      signal: extra.signal,
+    const traceparent = params._meta?.traceparent;
+    const [result] = await gate.execute([{ id, name: params.name, arguments: args }], {
+      signal,
       ...(typeof traceparent === 'string' ? { traceparent } : {}),
       ...(dropped ? { assistant: { hostArguments: dropped } } : {}),
       ...(stream
@@ -247,8 +247,8 @@ export function createMcpServer(options: McpServerOptions): {
     noticeMode(gate.policy.mode);
     await stream?.flush(); // all output reaches the client before the result
     if (!result) return { content: [{ type: 'text', text: 'toolgate: no result' }], isError: true };
-    return toMcpResult(result, gate.registry.get(request.params.name)?.outputSchema !== undefined);
+    return toMcpResult(result, gate.registry.get(params.name)?.outputSchema !== undefined);
   };
 
-  return { server, gate: () => gate, idle };
+  return { server, gate: () => gate, idle, callTool: tracked };
 }
