@@ -65,7 +65,7 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
     ...(options.approve === 'remote' ? { approver: approverFor('remote', journal).approver } : {}),
   };
   if (!options.http) {
-    const { server, idle, gate, callTool } = createMcpServer({
+    const { server, idle, gate, callTool, clientGone } = createMcpServer({
       ...serverOptions,
       ...(options.session ? { session: options.session } : {}),
     });
@@ -95,6 +95,7 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
     // sent a few promise turns after it returns (closing first would abort that send).
     const afterTurns = () => new Promise<void>((resolve) => setImmediate(resolve));
     process.stdin.once('end', () => {
+      clientGone(); // a call waiting on an approval from it would otherwise wait out the SDK's timeout
       void afterTurns()
         .then(idle)
         .then(afterTurns)

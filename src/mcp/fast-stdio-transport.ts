@@ -1,12 +1,14 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
+  CancelledNotificationSchema,
   ErrorCode,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { asciiProgressLine } from './ascii-progress.js';
+import { LineSplitter } from './line-splitter.js';
 import { type PlainToolsCallParams, plainToolsCall } from './plain-tools-call.js';
 
 /** Runs one plain `tools/call` (what the server's tools/call handler does, minus the SDK around it). */
@@ -33,13 +35,15 @@ export class FastStdioServerTransport implements Transport {
   readonly #stdin: NodeJS.ReadableStream;
   readonly #stdout: NodeJS.WritableStream;
   readonly #direct: DirectToolCall | undefined;
-  /** The start of a line not ended yet, in the chunks it came in (joined once, when it ends). */
-  #pending: Buffer[] = [];
-  #pendingBytes = 0;
+  readonly #lines = new LineSplitter(MAX_PENDING_BYTES);
   #started = false;
   #closed = false;
-  /** Direct calls still running, by request id: a cancellation or the close aborts them. */
-  readonly #running = new Map<string | number, AbortController>();
+  /**
+   * Direct calls still running: by request id, the latest with that id, for a cancellation (as
+   * the SDK keeps them); and all of them, for the close.
+   */
+  readonly #byId = new Map<string | number, AbortController>();
+  readonly #running = new Set<AbortController>();
 
   constructor(
     stdin: NodeJS.ReadableStream = process.stdin,
@@ -61,93 +65,76 @@ export class FastStdioServerTransport implements Transport {
   readonly #onError = (error: Error) => this.onerror?.(error);
 
   readonly #onData = (chunk: Buffer | string) => {
-    let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    let end = data.indexOf(10);
-    if (end === -1) {
-      this.#pendingBytes += data.length;
-      if (this.#pendingBytes > MAX_PENDING_BYTES) {
-        this.#pending = [];
-        this.#pendingBytes = 0;
-        this.onerror?.(
-          new Error(`a message longer than ${MAX_PENDING_BYTES} bytes: the connection is closed`),
-        );
-        void this.close();
-        return;
-      }
-      this.#pending.push(data);
-      return;
-    }
-    if (this.#pending.length > 0) {
-      this.#pending.push(data);
-      end += this.#pendingBytes;
-      data = Buffer.concat(this.#pending);
-      this.#pending = [];
-      this.#pendingBytes = 0;
-    }
-    let start = 0;
-    while (end !== -1 && !this.#closed) {
-      this.#line(data.toString('utf8', start, end)); // a CRLF line's CR is whitespace to JSON.parse
-      start = end + 1;
-      end = data.indexOf(10, start);
-    }
-    if (start < data.length && !this.#closed) {
-      this.#pending.push(data.subarray(start));
-      this.#pendingBytes = data.length - start;
+    const whole = this.#lines.push(
+      typeof chunk === 'string' ? Buffer.from(chunk) : chunk,
+      this.#line,
+      () => this.#closed,
+    );
+    if (!whole) {
+      this.onerror?.(new Error(`a message longer than ${MAX_PENDING_BYTES} bytes: the connection is closed`));
+      void this.close();
     }
   };
 
-  #line(text: string) {
-    let value: unknown;
+  /** One message. Whatever goes wrong with it is reported, never thrown out of the stream's listener. */
+  readonly #line = (text: string) => {
     try {
-      value = JSON.parse(text);
+      this.#message(text);
     } catch (error) {
-      this.onerror?.(error as Error);
-      return;
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
+  };
+
+  #message(text: string) {
+    if (text.trim() === '') return; // a blank line between messages is no message
+    const value = JSON.parse(text) as unknown;
     const call = this.#direct ? plainToolsCall(value) : undefined;
     if (call && this.#direct) {
       this.#run(call.id, call.params, this.#direct);
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (!parsed.success) {
-      this.onerror?.(new Error(`not a JSON-RPC message: ${parsed.error.message}`));
-      return;
-    }
+    if (!parsed.success) throw new Error(`not a JSON-RPC message: ${parsed.error.message}`);
     const message = parsed.data;
     if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
-      const id = (message.params as { requestId?: string | number } | undefined)?.requestId;
-      if (id !== undefined) this.#running.get(id)?.abort(message.params?.reason);
+      const cancelled = CancelledNotificationSchema.safeParse(message);
+      const id = cancelled.success ? cancelled.data.params.requestId : undefined;
+      if (id !== undefined) this.#byId.get(id)?.abort(cancelled.data?.params.reason);
     }
     this.onmessage?.(message);
   }
 
-  /** One direct call: answered here, unless it was cancelled (then, as in the SDK, not at all). */
+  /**
+   * One direct call, answered here unless it was cancelled (then, as in the SDK, not at all). A
+   * call cancelled before it started still starts, aborted: the journal records it as cancelled.
+   */
   #run(id: string | number, params: PlainToolsCallParams, direct: DirectToolCall) {
     const controller = new AbortController();
-    this.#running.get(id)?.abort(); // the same id again: the older call's answer could not be told apart
-    this.#running.set(id, controller);
+    this.#byId.set(id, controller);
+    this.#running.add(controller);
     const { signal } = controller;
     // The object is sent as it is (a marked progress params object keeps its fast path).
     const notify = (notification: ServerNotification) =>
       signal.aborted ? Promise.resolve() : this.send({ ...notification, jsonrpc: '2.0' });
-    // Started a turn later, as the SDK starts a handler: a notification read just before (the
-    // client's `initialized`, which sets the roots the call must wait for) is handled first.
+    // Started two turns later, as the SDK starts a request's handler (a notification's runs one
+    // turn later): what the client sent around the call is handled in the order it was before.
     Promise.resolve()
-      // Cancelled before it started: not started at all.
-      .then(() => (signal.aborted ? undefined : direct(params, { signal, notify })))
+      .then(() => undefined)
+      .then(() => direct(params, { signal, notify }))
       .then(
-        (result) => (signal.aborted || !result ? undefined : this.send({ jsonrpc: '2.0', id, result })),
-        (error: { code?: unknown; message?: unknown }) => {
+        (result) => (signal.aborted ? undefined : this.send({ jsonrpc: '2.0', id, result })),
+        (error: { code?: unknown; message?: unknown; data?: unknown }) => {
           if (signal.aborted) return undefined;
           const code = Number.isSafeInteger(error?.code) ? (error.code as number) : ErrorCode.InternalError;
           const message = typeof error?.message === 'string' ? error.message : 'Internal error';
-          return this.send({ jsonrpc: '2.0', id, error: { code, message } });
+          const data = error?.data === undefined ? {} : { data: error.data };
+          return this.send({ jsonrpc: '2.0', id, error: { code, message, ...data } });
         },
       )
       .catch((error: Error) => this.onerror?.(error))
       .finally(() => {
-        if (this.#running.get(id) === controller) this.#running.delete(id);
+        if (this.#byId.get(id) === controller) this.#byId.delete(id);
+        this.#running.delete(controller);
       });
   }
 
@@ -158,19 +145,19 @@ export class FastStdioServerTransport implements Transport {
     this.#stdin.off('error', this.#onError);
     // Paused only when nobody else reads it, as the SDK's transport does.
     if (this.#stdin.listenerCount('data') === 0) this.#stdin.pause();
-    this.#pending = [];
-    this.#pendingBytes = 0;
+    this.#lines.clear();
     // Running calls stop, as the SDK aborts its handlers when the connection closes.
-    for (const controller of this.#running.values()) controller.abort();
+    for (const controller of this.#running) controller.abort();
     this.#running.clear();
+    this.#byId.clear();
     this.onclose?.();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    const ascii = asciiProgressLine(message);
-    // An ASCII line is one byte per character: Latin-1 encoding is a copy, with no UTF-8 work.
-    const data = ascii === undefined ? `${JSON.stringify(message)}\n` : Buffer.from(ascii, 'latin1');
     return new Promise((resolve) => {
+      const ascii = asciiProgressLine(message);
+      // An ASCII line is one byte per character: Latin-1 encoding is a copy, with no UTF-8 work.
+      const data = ascii === undefined ? `${JSON.stringify(message)}\n` : Buffer.from(ascii, 'latin1');
       if (this.#stdout.write(data)) resolve();
       else this.#stdout.once('drain', resolve);
     });

@@ -17,8 +17,8 @@ const ELICITATION_OUTCOME = {
  * person answers; without it, a denial (the pipeline adds the config line that would allow the call). Never a
  * silent allow: a declined, cancelled or failed elicitation is a denial.
  */
-export function mcpApprover(server: Server): Approver {
-  return async (requests, signal): Promise<ApprovalDecision> => {
+export function mcpApprover(server: Server, clientGone?: AbortSignal): Approver {
+  return async (requests, callSignal): Promise<ApprovalDecision> => {
     if (!server.getClientCapabilities()?.elicitation) {
       return {
         kind: 'deny_all',
@@ -29,6 +29,8 @@ export function mcpApprover(server: Server): Approver {
       const detail = r.detail && r.detail !== r.summary ? `\n   full: ${r.detail}` : '';
       return `${i + 1}. [${r.risk}] ${r.toolName}: ${r.summary}${detail}\n   why asked: ${r.reason}`;
     });
+    // A client that closed its end can answer nothing: the question is not left waiting for it.
+    const signal = clientGone ? AbortSignal.any([callSignal, clientGone]) : callSignal;
     try {
       const answer = await server.elicitInput(
         {
@@ -46,6 +48,11 @@ export function mcpApprover(server: Server): Approver {
       if (answer.action === 'accept' && answer.content?.approve === true) return { kind: 'approve_all' };
       return { kind: 'deny_all', reason: ELICITATION_OUTCOME[answer.action] };
     } catch (error) {
+      if (clientGone?.aborted && !callSignal.aborted)
+        return {
+          kind: 'deny_all',
+          reason: 'the MCP client closed its connection before answering the approval request',
+        };
       return { kind: 'deny_all', reason: `the approval request failed (${(error as Error).message})` };
     }
   };

@@ -64,6 +64,8 @@ export function createMcpServer(options: McpServerOptions): {
   idle: () => Promise<void>;
   /** The tools/call handler itself, for a transport that recognises plain calls on its own. */
   callTool: DirectToolCall;
+  /** The client closed its end (stdin ended): approvals still asked of it are denials now. */
+  clientGone: () => void;
 } {
   const server = new Server(
     { name: 'toolgate', version: options.version ?? '0.1.0' },
@@ -72,12 +74,16 @@ export function createMcpServer(options: McpServerOptions): {
   );
   const configuredRoots = [...(options.roots ?? options.config?.tools.sandbox.allowed_roots ?? ['.'])];
   // Asked through the client (elicitation), unless told to wait for answers given elsewhere.
-  const approver = options.approver ?? mcpApprover(server);
+  // Aborted when the client closed its end: questions put to it are not left waiting.
+  const gone = new AbortController();
+  const approver = options.approver ?? mcpApprover(server, gone.signal);
   // The client keeps the conversation: the journal keeps calls and results, not messages.
   let gate = createToolgate({ conversation: false, ...options, approver });
   let calls = 0;
 
   /** Narrows the roots to what the client offers (never wider); re-reads on roots/list_changed. */
+  /** True once the client's roots were asked for (and applied, or found unlistable). */
+  let rootsApplied = false;
   const applyClientRoots = async () => {
     if (!server.getClientCapabilities()?.roots) return;
     try {
@@ -100,6 +106,7 @@ export function createMcpServer(options: McpServerOptions): {
     } catch {
       // The client said it has roots but could not list them: keep the configured ones (never wider).
     }
+    rootsApplied = true;
   };
   // Calls wait for the client's roots to be applied, so none runs with wider roots meanwhile.
   // Undefined once applied, so an ordinary call does not wait a turn for nothing. A failure stays
@@ -212,6 +219,10 @@ export function createMcpServer(options: McpServerOptions): {
   );
 
   const callTool: DirectToolCall = async (params, { signal, notify }) => {
+    // A client with roots whose roots are not applied yet: it called before its `initialized`, or
+    // sent `initialize` and `initialized` in one write (the notification was then handled before
+    // its capabilities were known). Its roots are listed now, and the call waits for them.
+    if (!rootsApplied && !rootsReady && server.getClientCapabilities()?.roots) void reapplyRoots();
     if (rootsReady) await rootsReady;
     const id = `mcp-${++calls}`;
     const progressToken = params._meta?.progressToken;
@@ -250,5 +261,5 @@ export function createMcpServer(options: McpServerOptions): {
     return toMcpResult(result, gate.registry.get(params.name)?.outputSchema !== undefined);
   };
 
-  return { server, gate: () => gate, idle, callTool: tracked };
+  return { server, gate: () => gate, idle, callTool: tracked, clientGone: () => gone.abort() };
 }

@@ -4,7 +4,8 @@
  * three type guards, the task check, the call schema twice, the result): in a fresh server that
  * is most of a read's round trip. Only a request whose every key is understood takes this lane;
  * anything else (a task-augmented call, an extra key, an odd id) returns undefined and goes
- * through the SDK, which validates it in full.
+ * through the SDK, which validates it in full. So does an own `__proto__` key in the arguments or
+ * `_meta` (JSON.parse makes one; the SDK's copy drops it), so both lanes see the same request.
  */
 export interface PlainToolsCall {
   id: string | number;
@@ -38,10 +39,11 @@ export function plainToolsCall(message: unknown): PlainToolsCall | undefined {
   const { id, params } = message;
   if (!isId(id) || !isRecord(params) || typeof params.name !== 'string') return undefined;
   if (!onlyKeys(params, ['name', 'arguments', '_meta'])) return undefined;
-  if (params.arguments !== undefined && !isRecord(params.arguments)) return undefined;
+  const args = params.arguments;
+  if (args !== undefined && (!isRecord(args) || Object.hasOwn(args, '__proto__'))) return undefined;
   const meta = params._meta;
   if (meta !== undefined) {
-    if (!isRecord(meta) || RELATED_TASK in meta) return undefined;
+    if (!isRecord(meta) || RELATED_TASK in meta || Object.hasOwn(meta, '__proto__')) return undefined;
     if (meta.progressToken !== undefined && !isId(meta.progressToken)) return undefined;
   }
   return { id, params: params as unknown as PlainToolsCallParams };

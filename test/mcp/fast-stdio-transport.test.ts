@@ -1,5 +1,7 @@
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { type DirectToolCall, FastStdioServerTransport } from '../../src/mcp/fast-stdio-transport.js';
 import { createMcpServer } from '../../src/mcp/mcp-server.js';
 import { useWorkspace } from '../helpers/workspace.js';
@@ -155,7 +157,7 @@ describe('the stdio transport of toolgate mcp, with its direct lane for plain to
     expect(late).toBe('none');
   });
 
-  it('the same id again while the first runs: the first is stopped, only the second is answered', async () => {
+  it('the same id twice (a client mistake): both run and are answered, as the SDK does; a cancellation stops the latest', async () => {
     const direct: DirectToolCall = (params, { signal }) =>
       new Promise((resolve) => {
         const timer = setTimeout(() => resolve({ content: [{ type: 'text', text: params.name }] }), 30);
@@ -164,25 +166,35 @@ describe('the stdio transport of toolgate mcp, with its direct lane for plain to
           resolve({ content: [{ type: 'text', text: `${params.name} stopped` }] });
         });
       });
-    const { send, lines, transport, answer } = wire(direct);
+    const { send, lines, transport, waitFor } = wire(direct);
     await transport.start();
     send(call(5, 'first', {}));
     send(call(5, 'second', {}));
-    expect(textOf(await answer(5))).toBe('second');
+    await waitFor((l) => textOf(l) === 'second');
+    await waitFor((l) => textOf(l) === 'first');
+    send(call(6, 'third', {}));
+    send(call(6, 'fourth', {}));
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 6 } });
+    await waitFor((l) => textOf(l) === 'third');
     await new Promise((r) => setTimeout(r, 60));
-    expect(lines.map(textOf)).toEqual(['second']);
+    expect(lines.map(textOf).sort()).toEqual(['first', 'second', 'third']);
   });
 
   it('a handler that throws is a JSON-RPC error response with its code, or -32603', async () => {
     const direct: DirectToolCall = async (params) => {
-      if (params.name === 'coded') throw Object.assign(new Error('bad params here'), { code: -32602 });
+      if (params.name === 'coded')
+        throw Object.assign(new Error('bad params here'), { code: -32602, data: { at: 'x' } });
       throw new Error('it broke');
     };
     const { send, transport, answer } = wire(direct);
     await transport.start();
     send(call('a', 'coded', {}));
     send(call('b', 'plain', {}));
-    expect((await answer('a')).error).toEqual({ code: -32602, message: 'bad params here' });
+    expect((await answer('a')).error).toEqual({
+      code: -32602,
+      message: 'bad params here',
+      data: { at: 'x' },
+    });
     expect((await answer('b')).error).toEqual({ code: -32603, message: 'it broke' });
   });
 
@@ -241,3 +253,118 @@ function transport_write(send: (message: unknown, end?: string) => unknown, mess
       .join('\n')}\n`,
   );
 }
+
+describe('the stdio transport under a careless or hostile client', () => {
+  it('a call cancelled in the read it arrived in still reaches the journal, as cancelled (nothing ran)', async () => {
+    const root = ws.dir();
+    ws.file('a.txt', 'a\n');
+    const journal = SqliteJournal.open(path.join(root, 'j.db'));
+    try {
+      const mcp = createMcpServer({ roots: [root], baseDir: root, journal });
+      const { send, transport } = wire(mcp.callTool);
+      await mcp.server.connect(transport);
+      send(
+        call(1, 'read_file', { path: 'a.txt' }),
+        `\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } })}\n`,
+      );
+      await new Promise((r) => setTimeout(r, 20));
+      await mcp.idle();
+      const [summary] = journal.recentBatches(5);
+      const calls = journal.batch(summary?.id as string)?.calls ?? [];
+      expect(calls.map((c) => [c.name, c.result?.error?.type])).toEqual([['read_file', 'Cancelled']]);
+    } finally {
+      journal.close();
+    }
+  });
+
+  it('a message the SDK server throws on is reported, not thrown out of the stream (the server stays up)', async () => {
+    const { send, transport, errors, answer } = wire(async () => ({
+      content: [{ type: 'text', text: 'ok' }],
+    }));
+    await transport.start();
+    transport.onmessage = (message) => {
+      if ('method' in message && message.method === 'ping') throw new Error('boom from onmessage');
+    };
+    send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    send(call(2, 'still', {}));
+    expect(textOf(await answer(2))).toBe('ok');
+    expect(errors.map((e) => e.message)).toEqual(['boom from onmessage']);
+    // A message that cannot be written is a rejected promise, as the SDK's send gives.
+    await expect(transport.send({ jsonrpc: '2.0', id: 3, result: { n: 1n } as never })).rejects.toThrow(
+      /BigInt/,
+    );
+  });
+
+  it('blank lines between messages are skipped', async () => {
+    const { input, transport, errors, answer } = wire(async () => ({
+      content: [{ type: 'text', text: 'ok' }],
+    }));
+    await transport.start();
+    input.write(`\n  \r\n${JSON.stringify(call(1, 'x', {}))}\n\n`);
+    expect(textOf(await answer(1))).toBe('ok');
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('calls wait for the client roots whatever order the client sent things in', () => {
+  /** A server with a client that declares roots and answers roots/list with root/a only. */
+  async function narrowed() {
+    const root = ws.dir();
+    ws.file('a/in.txt', 'inside\n');
+    ws.file('b/out.txt', 'outside the client roots\n');
+    const mcp = createMcpServer({ roots: [root], baseDir: root });
+    const w = wire(mcp.callTool);
+    await mcp.server.connect(w.transport);
+    void w
+      .waitFor((l) => l.method === 'roots/list')
+      .then((asked) => {
+        w.send({ jsonrpc: '2.0', id: asked.id, result: { roots: [{ uri: `file://${root}/a` }] } });
+      });
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: { roots: { listChanged: true } },
+        clientInfo: { name: 'order-test', version: '1' },
+      },
+    };
+    // Relative paths resolve in the first root: under the configured root b/out.txt is the secret;
+    // under the client's root (root/a) it names nothing, and in.txt is the inside file.
+    return { ...w, initialize, outside: 'b/out.txt', inside: 'in.txt' };
+  }
+  const refusedOutside = (line: Line) => {
+    expect((line.result as { isError?: boolean }).isError).toBe(true);
+    expect(textOf(line)).not.toContain('outside the client roots');
+  };
+
+  it('the call before initialized, in one write', async () => {
+    const { send, answer, initialize, outside, inside } = await narrowed();
+    send(initialize);
+    await answer('init');
+    transport_write(send, [
+      call(1, 'read_file', { path: outside }),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ]);
+    refusedOutside(await answer(1));
+  });
+
+  it('initialize and initialized in one write (pipelined), the call after', async () => {
+    const { send, answer, initialize, outside, inside } = await narrowed();
+    transport_write(send, [initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    await answer('init');
+    send(call(1, 'read_file', { path: outside }));
+    refusedOutside(await answer(1));
+    send(call(2, 'read_file', { path: inside }));
+    expect(textOf(await answer(2))).toContain('inside');
+  });
+
+  it('the call without any initialized notification at all', async () => {
+    const { send, answer, initialize, outside, inside } = await narrowed();
+    send(initialize);
+    await answer('init');
+    send(call(1, 'read_file', { path: outside }));
+    refusedOutside(await answer(1));
+  });
+});

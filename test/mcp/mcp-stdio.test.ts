@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -345,5 +345,62 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
     ).rejects.toThrow();
     await new Promise((r) => setTimeout(r, 500));
     expect(spawnSync('pgrep', ['-f', 'sleep 351']).stdout.toString().trim()).toBe('');
+  });
+
+  it('the client closing its end while an approval waits on it: the call is denied at once, and the server exits', async () => {
+    const root = makeTempDir('toolgate-mcp-');
+    const server = spawn(process.execPath, [BIN, 'mcp', '--no-journal'], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const lines: Record<string, unknown>[] = [];
+    let buffered = '';
+    let onLine = () => {};
+    server.stdout.setEncoding('utf8');
+    server.stdout.on('data', (chunk: string) => {
+      buffered += chunk;
+      for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
+        lines.push(JSON.parse(buffered.slice(0, end)));
+        buffered = buffered.slice(end + 1);
+        onLine();
+      }
+    });
+    const line = (match: (l: Record<string, unknown>) => boolean) =>
+      new Promise<Record<string, unknown>>((resolve) => {
+        const check = () => {
+          const found = lines.find(match);
+          if (found) resolve(found);
+        };
+        onLine = check;
+        check();
+      });
+    const send = (m: unknown) => server.stdin.write(`${JSON.stringify(m)}\n`);
+    const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
+    send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: { elicitation: {} },
+        clientInfo: { name: 't', version: '1' },
+      },
+    });
+    await line((l) => l.id === 0);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'write_file', arguments: { path: 'x.txt', content: 'x' } },
+    });
+    await line((l) => l.method === 'elicitation/create');
+    const closedAt = Date.now();
+    server.stdin.end();
+    const answer = await line((l) => l.id === 1);
+    expect(text(answer.result)).toMatch(/closed its connection before answering the approval request/);
+    expect(await exited).toBe(0);
+    expect(Date.now() - closedAt).toBeLessThan(10_000); // not the SDK's 60-second request timeout
+    expect(existsSync(path.join(root, 'x.txt'))).toBe(false);
   });
 });
