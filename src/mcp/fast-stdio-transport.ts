@@ -122,7 +122,8 @@ export class FastStdioServerTransport implements Transport {
       .then(() => undefined)
       .then(() => direct(params, { signal, notify }))
       .then(
-        (result) => (signal.aborted ? undefined : this.send({ jsonrpc: '2.0', id, result })),
+        // Keys in the SDK's order (a client matching text at the end of a line still finds the id).
+        (result) => (signal.aborted ? undefined : this.send({ result, jsonrpc: '2.0', id })),
         (error: { code?: unknown; message?: unknown; data?: unknown }) => {
           if (signal.aborted) return undefined;
           const code = Number.isSafeInteger(error?.code) ? (error.code as number) : ErrorCode.InternalError;

@@ -15,6 +15,7 @@ function wire(direct?: DirectToolCall) {
   const output = new PassThrough();
   const transport = new FastStdioServerTransport(input, output, direct);
   const lines: Line[] = [];
+  const raw: string[] = [];
   const errors: Error[] = [];
   transport.onerror = (error) => errors.push(error);
   let waiting: { match: (l: Line) => boolean; resolve: (l: Line) => void }[] = [];
@@ -23,6 +24,7 @@ function wire(direct?: DirectToolCall) {
   output.on('data', (chunk: string) => {
     buffered += chunk;
     for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
+      raw.push(buffered.slice(0, end));
       const line = JSON.parse(buffered.slice(0, end)) as Line;
       buffered = buffered.slice(end + 1);
       lines.push(line);
@@ -41,7 +43,7 @@ function wire(direct?: DirectToolCall) {
   /** The server's line with this id. */
   const answer = (id: unknown) => waitFor((l) => l.id === id);
   const send = (message: unknown, end = '\n') => input.write(`${JSON.stringify(message)}${end}`);
-  return { input, transport, lines, errors, answer, waitFor, send };
+  return { input, transport, lines, raw, errors, answer, waitFor, send };
 }
 
 const call = (id: number | string, name: string, args: Record<string, unknown>, extra = {}) => ({
@@ -64,7 +66,7 @@ async function served() {
 
 describe('the stdio transport of toolgate mcp, with its direct lane for plain tools/call (issue #14)', () => {
   it('a request split across reads, even inside a UTF-8 character, and a CRLF line are answered as sent', async () => {
-    const { input, answer, send } = await served();
+    const { input, answer, send, raw } = await served();
     const bytes = Buffer.from(`${JSON.stringify(call(1, 'read_file', { path: 'café.txt' }))}\n`);
     const inside = bytes.indexOf(Buffer.from('é')) + 1; // between the two bytes of the é
     input.write(bytes.subarray(0, 10));
@@ -79,6 +81,12 @@ describe('the stdio transport of toolgate mcp, with its direct lane for plain to
     );
     expect(textOf(await answer(3))).toContain('crème');
     expect(textOf(await answer(4))).toContain('café.txt');
+    // Keys in the SDK's order: a client that looks for the id at the end of a line still finds it.
+    expect(
+      raw
+        .filter((l) => l.includes('"result"'))
+        .every((l) => /^\{"result":.*"jsonrpc":"2\.0","id":\d+\}$/.test(l)),
+    ).toBe(true);
   });
 
   it('a line that is not JSON (or not JSON-RPC) is reported and the next request is still answered', async () => {
