@@ -751,6 +751,7 @@ export class Toolgate {
             this.#lease,
             recorded,
             this.sandbox.pendingSyncs,
+            approved.length,
           )
         : undefined;
     const observer = recorder ?? options.observer;
@@ -771,7 +772,7 @@ export class Toolgate {
       ...(events ? { events } : {}),
     });
     if (journal && batchId !== undefined && recorder?.halted) return this.#abandon(journal, batchId, results);
-    if (journal && batchId !== undefined) {
+    if (journal && batchId !== undefined && !recorder?.finished) {
       try {
         journal.finishBatch(batchId, this.#lease);
       } catch {

@@ -45,12 +45,20 @@ export function journalObserver(
   recorded?: ReadonlySet<number>,
   /** Files written and still being flushed: on disk before a durable commit records their result. */
   pendingSyncs?: PendingSyncs,
-): BatchObserver & { readonly halted: boolean } {
+  /** Calls in the batch: the last result recorded completes the batch in the same commit. */
+  total?: number,
+): BatchObserver & { readonly halted: boolean; readonly finished: boolean } {
   let halted = false;
+  let finished = false;
+  const delivered = new Set<number>();
   return {
     /** A call could not be recorded as started or finished (the lease was lost, or the journal failed). */
     get halted() {
       return halted;
+    },
+    /** The batch was completed with its last result (no finishBatch needed). */
+    get finished() {
+      return finished;
     },
     onCallStart(p: PlannedCall) {
       // With a lease: only while this worker still holds the batch (never two workers on one call).
@@ -70,8 +78,18 @@ export function journalObserver(
     onCallResult(result: ToolResult, p: PlannedCall) {
       const record = () => {
         try {
-          if (!recorded?.has(p.index))
-            journal.recordResult(batchId, p.index, result, journalStatus(result, p));
+          delivered.add(p.index);
+          if (!recorded?.has(p.index)) {
+            const last = delivered.size === total;
+            journal.recordResult(
+              batchId,
+              p.index,
+              result,
+              journalStatus(result, p),
+              last ? { lease } : undefined,
+            );
+            finished = last;
+          }
         } catch (error) {
           halted = true; // nothing more runs (executeBatch stops), and the batch is not finished from here
           throw error;

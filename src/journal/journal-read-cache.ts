@@ -25,8 +25,10 @@ export class JournalReadCache implements ReadCache {
 
   record(canonicalPath: string, sha256: string, at = Date.now()): void {
     // The same content read again changes nothing the stale guard checks: no row to rewrite (the
-    // record keeps when that content was first read).
-    const before = this.get(canonicalPath);
+    // record keeps when that content was first read). Only what this process knows is compared: a
+    // query to spare a write would cost as much as the write, which rides in the next commit anyway
+    // (a file just created has no record: the query was pure cost on every new file's write).
+    const before = this.#known.get(canonicalPath);
     if (before?.sha256 === sha256) {
       this.#remember(canonicalPath, before);
       return;

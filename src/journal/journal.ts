@@ -180,12 +180,17 @@ export interface Journal {
    * after `waitMs` (the caller backs off); at once when `signal` aborts.
    */
   approvalsChanged(signal: AbortSignal, waitMs: number): Promise<void>;
-  /** One result per call (and a `tool` message), committed before the next call starts. */
+  /**
+   * One result per call (and a `tool` message), committed before the next call starts. With
+   * `finish`, the batch's last result: the batch is completed in the same commit, as `finishBatch`
+   * would (one commit fewer per batch).
+   */
   recordResult(
     batchId: string,
     index: number,
     result: ToolResult,
     status?: 'done' | 'denied' | 'unknown',
+    finish?: { lease?: Lease },
   ): void;
   /** Completes the batch, unless it was settled or taken over by another worker meanwhile (then nothing). */
   finishBatch(batchId: string, lease?: Lease): void;

@@ -852,6 +852,7 @@ export class SqliteJournal implements Journal {
     index: number,
     result: ToolResult,
     status: 'done' | 'denied' | 'unknown' = 'done',
+    finish?: { lease?: Lease },
   ): void {
     this.#write(() => {
       const json = JSON.stringify(result);
@@ -860,14 +861,24 @@ export class SqliteJournal implements Journal {
         ? this.#sessionOf.get(batchId)
         : (this.#stmt.batch.get(batchId) as BatchRow | undefined)?.session_id;
       if (session !== undefined) this.#message(session, 'tool', result, batchId, result.id, json);
+      if (finish) {
+        try {
+          this.#complete(batchId, finish.lease);
+        } catch {
+          // As finishBatch: the result is what must be committed; recovery settles the status.
+        }
+      }
     });
+    if (finish) this.#sessionOf.delete(batchId);
   }
 
   finishBatch(batchId: string, lease?: Lease): void {
-    this.#write(() =>
-      this.#stmt.completeBatch.run({ now: Date.now(), batch: batchId, worker: lease?.worker ?? null }),
-    );
+    this.#write(() => this.#complete(batchId, lease));
     this.#sessionOf.delete(batchId);
+  }
+
+  #complete(batchId: string, lease: Lease | undefined): void {
+    this.#stmt.completeBatch.run({ now: Date.now(), batch: batchId, worker: lease?.worker ?? null });
   }
 
   appendMessage(session: string, role: MessageRecord['role'], content: unknown): void {

@@ -87,6 +87,38 @@ export function journalConformance(
       expect(other.claimExpiredBatch(b)).toBeUndefined();
     });
 
+    it('the last result completes its batch in the same commit, as finishBatch would: not a batch another worker took over', () => {
+      const { journal, reopen } = make();
+      const a = { worker: 'worker-a', ttlMs: 60_000 };
+      const id = journal.beginBatch('S', calls(2), { lease: a });
+      journal.markRunning(id, 0, a);
+      journal.recordResult(id, 0, ok('c0'));
+      expect(journal.batch(id)?.status).toBe('open');
+      journal.markRunning(id, 1, a);
+      journal.recordResult(id, 1, ok('c1'), 'done', { lease: a });
+      const after = reopen().batch(id);
+      expect(after?.status).toBe('complete');
+      expect(after?.lease).toBeUndefined();
+      expect(after?.calls.map((c) => [c.status, c.result?.content])).toEqual([
+        ['done', 'done c0'],
+        ['done', 'done c1'],
+      ]);
+      // Held by another worker now: the result is kept, the batch is not completed from here.
+      const b = { worker: 'worker-b', ttlMs: 300 };
+      const mine = journal.beginBatch('S', calls(1), { lease: b });
+      const other = reopen();
+      const c = { worker: 'worker-c', ttlMs: 60_000 };
+      journal.markRunning(mine, 0, b);
+      return new Promise<void>((resolve) => setTimeout(resolve, 400)).then(() => {
+        expect(other.claimExpiredBatch(c, mine)?.lease?.worker).toBe('worker-c');
+        journal.recordResult(mine, 0, ok('late'), 'done', { lease: b });
+        const taken = reopen().batch(mine);
+        expect(taken?.status).toBe('open');
+        expect(taken?.lease?.worker).toBe('worker-c');
+        expect(taken?.calls[0]?.result?.content).toBe('done late');
+      });
+    });
+
     it('a batch still streaming is held by its worker: nobody else claims, settles or begins it; a settled call cannot be started', () => {
       const { journal, reopen } = make();
       const other = reopen();

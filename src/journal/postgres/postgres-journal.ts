@@ -566,6 +566,7 @@ export class PostgresJournal implements Journal {
     index: number,
     result: ToolResult,
     status: 'done' | 'denied' | 'unknown' = 'done',
+    finish?: { lease?: Lease },
   ): void {
     const json = JSON.stringify(result);
     const session = this.#sessionOfBatch(batchId);
@@ -575,17 +576,14 @@ export class PostgresJournal implements Journal {
         values: [status, json, Date.now(), batchId, index],
       },
       ...(session !== undefined ? this.#message(session, 'tool', result, batchId, result.id, json) : []),
+      // The last result completes the batch in the same round trip and transaction.
+      ...(finish ? [completeBatch(batchId, finish.lease)] : []),
     ]);
+    if (finish) this.#sessionOf.delete(batchId);
   }
 
   finishBatch(batchId: string, lease?: Lease): void {
-    this.#write([
-      {
-        text: `UPDATE batches SET status = 'complete', finished_at = $1, lease_expires = NULL
-                 WHERE id = $2 AND status IN ${INCOMPLETE} AND (lease_owner IS NULL OR lease_owner IS NOT DISTINCT FROM $3)`,
-        values: [Date.now(), batchId, lease?.worker ?? null],
-      },
-    ]);
+    this.#write([completeBatch(batchId, lease)]);
     this.#sessionOf.delete(batchId);
   }
 
@@ -898,4 +896,13 @@ export class PostgresJournal implements Journal {
     this.#listener = undefined;
     this.#listening = undefined;
   }
+}
+
+/** Completes a batch, unless it was settled or taken over by another worker meanwhile. */
+function completeBatch(batchId: string, lease: Lease | undefined): PgStatement {
+  return {
+    text: `UPDATE batches SET status = 'complete', finished_at = $1, lease_expires = NULL
+             WHERE id = $2 AND status IN ${INCOMPLETE} AND (lease_owner IS NULL OR lease_owner IS NOT DISTINCT FROM $3)`,
+    values: [Date.now(), batchId, lease?.worker ?? null],
+  };
 }
