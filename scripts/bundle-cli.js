@@ -26,6 +26,7 @@ const EXTERNAL = [
   'react',
   'react/*',
   'pg', // the PostgreSQL journal's driver, loaded by its worker only when a journal URL is given
+  'pino', // required (synchronously) with the first log line: most runs write none
 ];
 
 // The MCP SDK's Server makes an ajv instance with every format when it is constructed, to check

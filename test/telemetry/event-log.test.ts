@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
 import { approveAll } from '../../src/core/confirmation.js';
 import type { EventLogger } from '../../src/telemetry/event-log.js';
 import { createToolgate } from '../../src/toolgate.js';
+import { REPO } from '../cli/run-cli.js';
 import { runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir, useWorkspace } from '../helpers/workspace.js';
 
@@ -130,6 +132,32 @@ describe('structured logs (issue #16 §3)', () => {
     });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--log-level must be one of/);
+  });
+
+  it('pino is loaded with the first line written, not at start: a run that logs nothing never loads it', () => {
+    const root = makeTempDir('toolgate-log-');
+    // Reports every load of pino (the CLI requires it synchronously, by name).
+    const watch = path.join(root, 'watch-pino.cjs');
+    writeFileSync(
+      watch,
+      "const M = require('node:module'); const load = M._load; M._load = function (request, ...rest) { if (request === 'pino') process.stderr.write('PINO-LOADED\\n'); return load.call(this, request, ...rest); };\n",
+    );
+    const exec = (calls: unknown[]) =>
+      spawnSync(
+        process.execPath,
+        ['-r', watch, path.join(REPO, 'bin', 'toolgate.js'), 'exec', '--no-journal'],
+        {
+          cwd: root,
+          input: JSON.stringify(calls),
+          encoding: 'utf8',
+        },
+      );
+    const quiet = exec([{ id: '1', name: 'list_directory', arguments: { path: '.' } }]);
+    expect(quiet.status).toBe(0);
+    expect(quiet.stderr).toBe('');
+    const blocked = exec([{ id: '1', name: 'read_file', arguments: { path: '../outside.txt' } }]);
+    expect(blocked.stderr.split('\n')[0]).toBe('PINO-LOADED');
+    expect(JSON.parse(blocked.stderr.split('\n')[1] as string)).toMatchObject({ event: 'tool_call_blocked' });
   });
 
   it('approveAll: approvals granted are logged as such', async () => {
