@@ -717,9 +717,7 @@ export class Toolgate {
       try {
         await journal.sync();
       } catch (error) {
-        return planned.map((p) =>
-          errorResult(p.call.id, p.call.name, 'Internal', `not executed: ${(error as Error).message}`),
-        );
+        return this.#notExecuted(planned, error, journal, batchId);
       }
     }
     // Nothing to ask: no detour through the approver (and no extra turn of the event loop).
@@ -737,9 +735,7 @@ export class Toolgate {
           );
         }
       } catch (error) {
-        return planned.map((p) =>
-          errorResult(p.call.id, p.call.name, 'Internal', `not executed: ${(error as Error).message}`),
-        );
+        return this.#notExecuted(planned, error, journal, batchId);
       }
     }
     const recorder =
@@ -780,6 +776,23 @@ export class Toolgate {
       }
     }
     return results;
+  }
+
+  /**
+   * Nothing of the batch ran (the journal could not be made durable before asking, or could not
+   * record the answers): every call is told so, and the journal is made to agree, so that no
+   * recovery asks again and runs what the model was told did not run.
+   */
+  #notExecuted(
+    planned: readonly PlannedCall[],
+    error: unknown,
+    journal: Journal,
+    batchId: string | undefined,
+  ): ToolResult[] {
+    const results = planned.map((p) =>
+      errorResult(p.call.id, p.call.name, 'Internal', `not executed: ${(error as Error).message}`),
+    );
+    return batchId === undefined ? results : this.#abandon(journal, batchId, results);
   }
 
   /**

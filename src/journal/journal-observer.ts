@@ -51,6 +51,25 @@ export function journalObserver(
   let halted = false;
   let finished = false;
   const delivered = new Set<number>();
+  /**
+   * Whatever fails in a hook (the journal, its fsync, a lost lease, or the caller's own observer)
+   * stops the batch in executeBatch: it is marked halted so that the journal is made to agree
+   * (the batch abandoned, not completed with a call left unstarted or running).
+   */
+  const halting = <T>(run: () => T): T => {
+    try {
+      const out = run();
+      if (out instanceof Promise)
+        return out.catch((error: unknown) => {
+          halted = true;
+          throw error;
+        }) as T;
+      return out;
+    } catch (error) {
+      halted = true;
+      throw error;
+    }
+  };
   return {
     /** A call could not be recorded as started or finished (the lease was lost, or the journal failed). */
     get halted() {
@@ -61,41 +80,29 @@ export function journalObserver(
       return finished;
     },
     onCallStart(p: PlannedCall) {
-      // With a lease: only while this worker still holds the batch (never two workers on one call).
-      try {
+      return halting(() => {
+        // With a lease: only while this worker still holds the batch (never two workers on one call).
         journal.markRunning(batchId, p.index, lease);
-      } catch (error) {
-        // Nothing more of the batch runs here, and it is not finished from here either: a call
-        // stayed unstarted (with a lost lease, the batch is someone else's to finish).
-        halted = true;
-        throw error;
-      }
-      const flushed = p.tool && isRepeatable(p.tool.tier) ? undefined : journal.sync();
-      const after = next?.onCallStart;
-      if (!flushed) return after?.(p);
-      return after ? flushed.then(() => after(p)) : flushed;
+        const flushed = p.tool && isRepeatable(p.tool.tier) ? undefined : journal.sync();
+        const after = next?.onCallStart;
+        if (!flushed) return after?.(p);
+        return after ? flushed.then(() => after(p)) : flushed;
+      });
     },
     onCallResult(result: ToolResult, p: PlannedCall) {
-      const record = () => {
-        try {
+      const record = () =>
+        halting(() => {
           delivered.add(p.index);
           if (!recorded?.has(p.index)) {
             const last = delivered.size === total;
-            journal.recordResult(
-              batchId,
-              p.index,
-              result,
-              journalStatus(result, p),
-              last ? { lease } : undefined,
-            );
-            finished = last;
+            const status = journalStatus(result, p);
+            // Finished only where the store says it completed the batch: one that ignores
+            // `finish` gets its finishBatch after, as before.
+            finished =
+              journal.recordResult(batchId, p.index, result, status, last ? { lease } : undefined) === true;
           }
-        } catch (error) {
-          halted = true; // nothing more runs (executeBatch stops), and the batch is not finished from here
-          throw error;
-        }
-        return next?.onCallResult?.(result, p);
-      };
+          return next?.onCallResult?.(result, p);
+        });
       // A commit durable as it returns must not claim a file still on its way to the disk.
       if (journal.durableCommits && pendingSyncs && !pendingSyncs.idle)
         return pendingSyncs.drained().then(record);

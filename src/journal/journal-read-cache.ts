@@ -25,15 +25,23 @@ export class JournalReadCache implements ReadCache {
 
   record(canonicalPath: string, sha256: string, at = Date.now()): void {
     // The same content read again changes nothing the stale guard checks: no row to rewrite (the
-    // record keeps when that content was first read). Only what this process knows is compared: a
-    // query to spare a write would cost as much as the write, which rides in the next commit anyway
-    // (a file just created has no record: the query was pure cost on every new file's write).
-    const before = this.#known.get(canonicalPath);
+    // record keeps when that content was first read, and one another process of the session wrote
+    // since is not overwritten with an older read).
+    const before = this.get(canonicalPath);
     if (before?.sha256 === sha256) {
       this.#remember(canonicalPath, before);
       return;
     }
-    const record = { sha256, readAt: at };
+    this.#put(canonicalPath, { sha256, readAt: at });
+  }
+
+  /** After our own write: recorded without asking the journal first (a new file has no record). */
+  recordWrite(canonicalPath: string, sha256: string): void {
+    if (this.#known.get(canonicalPath)?.sha256 === sha256) return;
+    this.#put(canonicalPath, { sha256, readAt: Date.now() });
+  }
+
+  #put(canonicalPath: string, record: ReadRecord): void {
     this.journal.putReadRecord(this.session, canonicalPath, record);
     this.#remember(canonicalPath, record);
   }

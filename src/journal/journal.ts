@@ -183,7 +183,8 @@ export interface Journal {
   /**
    * One result per call (and a `tool` message), committed before the next call starts. With
    * `finish`, the batch's last result: the batch is completed in the same commit, as `finishBatch`
-   * would (one commit fewer per batch).
+   * would (one commit fewer per batch), and true is returned. A store that does not (or cannot)
+   * returns nothing: `finishBatch` then follows as before.
    */
   recordResult(
     batchId: string,
@@ -191,7 +192,7 @@ export interface Journal {
     result: ToolResult,
     status?: 'done' | 'denied' | 'unknown',
     finish?: { lease?: Lease },
-  ): void;
+  ): boolean | undefined;
   /** Completes the batch, unless it was settled or taken over by another worker meanwhile (then nothing). */
   finishBatch(batchId: string, lease?: Lease): void;
   /**

@@ -853,23 +853,25 @@ export class SqliteJournal implements Journal {
     result: ToolResult,
     status: 'done' | 'denied' | 'unknown' = 'done',
     finish?: { lease?: Lease },
-  ): void {
-    this.#write(() => {
+  ): boolean {
+    const completed = this.#write(() => {
       const json = JSON.stringify(result);
       this.#stmt.setResult.run(status, json, Date.now(), batchId, index);
       const session = this.#sessionOf.has(batchId)
         ? this.#sessionOf.get(batchId)
         : (this.#stmt.batch.get(batchId) as BatchRow | undefined)?.session_id;
       if (session !== undefined) this.#message(session, 'tool', result, batchId, result.id, json);
-      if (finish) {
-        try {
-          this.#complete(batchId, finish.lease);
-        } catch {
-          // As finishBatch: the result is what must be committed; recovery settles the status.
-        }
+      if (!finish) return false;
+      try {
+        this.#complete(batchId, finish.lease);
+        return true;
+      } catch {
+        // The result is what must be committed; finishBatch is tried again after (as before).
+        return false;
       }
     });
-    if (finish) this.#sessionOf.delete(batchId);
+    if (completed) this.#sessionOf.delete(batchId);
+    return completed;
   }
 
   finishBatch(batchId: string, lease?: Lease): void {

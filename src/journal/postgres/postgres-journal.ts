@@ -567,10 +567,13 @@ export class PostgresJournal implements Journal {
     result: ToolResult,
     status: 'done' | 'denied' | 'unknown' = 'done',
     finish?: { lease?: Lease },
-  ): void {
+  ): boolean {
     const json = JSON.stringify(result);
     const session = this.#sessionOfBatch(batchId);
     this.#write([
+      // The batch row is locked first, as resumeBatch and discardBatch lock it: the other order
+      // could deadlock with a recovery running at the same moment (and lose this result with it).
+      ...(finish ? [{ text: 'SELECT 1 FROM batches WHERE id = $1 FOR UPDATE', values: [batchId] }] : []),
       {
         text: 'UPDATE calls SET status = $1, result = $2, finished_at = $3 WHERE batch_id = $4 AND call_index = $5',
         values: [status, json, Date.now(), batchId, index],
@@ -580,6 +583,7 @@ export class PostgresJournal implements Journal {
       ...(finish ? [completeBatch(batchId, finish.lease)] : []),
     ]);
     if (finish) this.#sessionOf.delete(batchId);
+    return finish !== undefined;
   }
 
   finishBatch(batchId: string, lease?: Lease): void {

@@ -20,6 +20,11 @@ export interface ReadCache {
    * Optional: without it the hash is computed at once and given to `record`.
    */
   recordContent?(canonicalPath: string, content: Uint8Array | string, at?: number): void;
+  /**
+   * After this session wrote the file: its content is known, whatever was recorded before, so a
+   * store need not look first. Optional: without it (and `recordContent`), `record` is used.
+   */
+  recordWrite?(canonicalPath: string, sha256: string): void;
   forget(canonicalPath: string): void;
 }
 

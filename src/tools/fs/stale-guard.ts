@@ -39,12 +39,15 @@ export class StaleGuard {
     const cache = this.#cache;
     if (!cache) return;
     if (cache.recordContent) cache.recordContent(target.absolute, content);
+    else if (cache.recordWrite) cache.recordWrite(target.absolute, sha256(content));
     else cache.record(target.absolute, sha256(content));
   }
 
   /** As `remember`, for a hash computed while the file was streamed. */
   rememberHash(target: ResolvedPath, sha256Hex: string): void {
-    this.#cache?.record(target.absolute, sha256Hex);
+    const cache = this.#cache;
+    if (cache?.recordWrite) cache.recordWrite(target.absolute, sha256Hex);
+    else cache?.record(target.absolute, sha256Hex);
   }
 
   get enabled(): boolean {
