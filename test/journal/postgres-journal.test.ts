@@ -105,6 +105,30 @@ describe('PostgresJournal', () => {
     }
   });
 
+  it('after a request given up on (its connection dropped), every later answer is its own: never one meant for another request', () => {
+    // 100 ms for an answer: the server gives up on a statement at about the same moment, so the
+    // dropped connection's thread may still answer while the next connection already waits.
+    const pg = SyncPg.connect(server.createDatabase(), 100);
+    try {
+      for (let round = 0; round < 8; round++) {
+        expect(() => pg.query('SELECT pg_sleep(0.12)')).toThrow();
+        for (let n = 0; n < 20; n++) {
+          const answer = (() => {
+            try {
+              return pg.query<{ n: number }>('SELECT $1::int AS n', [n]).rows;
+            } catch (error) {
+              return String(error);
+            }
+          })();
+          // An error is allowed (a fresh connection may be slow to make); a wrong answer never.
+          if (typeof answer !== 'string') expect(answer).toEqual([{ n }]);
+        }
+      }
+    } finally {
+      pg.close();
+    }
+  });
+
   it('a worker waiting for an answer wakes when another connection commits one (LISTEN/NOTIFY), not at its next look', async () => {
     const { journal, reopen } = postgres();
     const other = reopen();

@@ -11,6 +11,8 @@ import { inlineStatement } from './inline-sql.js';
  */
 export interface PgRequest {
   type: 'connect' | 'query' | 'transaction' | 'end';
+  /** Given back with the answer (SyncPg checks it is the answer to this request). */
+  seq?: number;
   text?: string;
   values?: unknown[];
   /** For `transaction`: run in order, all or nothing. */
@@ -18,6 +20,7 @@ export interface PgRequest {
 }
 
 export interface PgAnswer {
+  seq?: number;
   results?: { rows: Record<string, unknown>[]; rowCount: number }[];
   error?: { message: string; code?: string };
 }
@@ -70,8 +73,11 @@ parentPort?.once('message', ({ port, flag, url, applicationName, statementTimeou
     }
   };
   port.on('message', (request: PgRequest) => {
-    run(request).then(answer, (error: Error & { code?: string }) =>
-      answer({ error: { message: error.message, ...(error.code ? { code: error.code } : {}) } }),
+    const seq = request.seq;
+    run(request).then(
+      (a) => answer({ ...a, seq }),
+      (error: Error & { code?: string }) =>
+        answer({ seq, error: { message: error.message, ...(error.code ? { code: error.code } : {}) } }),
     );
   });
 });

@@ -46,7 +46,13 @@ function workerFile(): URL {
 export class SyncPg {
   readonly #url: string;
   readonly #timeoutMs: number;
-  readonly #flag = new Int32Array(new SharedArrayBuffer(4));
+  /**
+   * The flag the worker raises when it answered: one per worker, so a worker dropped while it
+   * still worked can never wake (and so misalign) the requests of the one after it.
+   */
+  #flag = new Int32Array(new SharedArrayBuffer(4));
+  /** Numbers each request; its answer must carry the same number. */
+  #seq = 0;
   /** The connection: made on first use, and made again after one was lost or timed out. */
   #worker: Worker | undefined;
   #port: MessagePort | undefined;
@@ -90,6 +96,7 @@ export class SyncPg {
 
   #open(): void {
     const worker = new Worker(workerFile());
+    this.#flag = new Int32Array(new SharedArrayBuffer(4));
     // The worker never keeps the process alive: every request is awaited synchronously anyway.
     worker.unref();
     const { port1, port2 } = new MessageChannel();
@@ -126,9 +133,11 @@ export class SyncPg {
 
   #send(request: PgRequest, timeoutMs = this.#timeoutMs): NonNullable<PgAnswer['results']> {
     const port = this.#port as MessagePort;
-    Atomics.store(this.#flag, 0, 0);
-    port.postMessage(request);
-    if (Atomics.wait(this.#flag, 0, 0, timeoutMs) === 'timed-out') {
+    const flag = this.#flag;
+    const seq = ++this.#seq;
+    Atomics.store(flag, 0, 0);
+    port.postMessage({ ...request, seq });
+    if (Atomics.wait(flag, 0, 0, timeoutMs) === 'timed-out') {
       // The connection is in an unknown state: it is not used again (the next request makes one).
       this.#drop();
       throw new JournalError(
@@ -137,6 +146,13 @@ export class SyncPg {
     }
     const message = receiveMessageOnPort(port)?.message as PgAnswer | undefined;
     if (!message) throw new JournalError('the PostgreSQL journal worker answered nothing');
+    if (message.seq !== seq) {
+      // Never used as this request's answer: the connection is in an unknown state, and is dropped.
+      this.#drop();
+      throw new JournalError(
+        `the PostgreSQL journal worker answered request ${String(message.seq)} when ${seq} was asked; the connection is dropped (the next request makes a new one)`,
+      );
+    }
     if (message.error) {
       // No SQLSTATE: the connection itself failed (reset, terminated): the next request makes a new one.
       if (!message.error.code || /^(08|57P)/.test(message.error.code)) this.#drop();
