@@ -59,8 +59,9 @@ export function journalObserver(
   const halting = <T>(run: () => T): T => {
     try {
       const out = run();
-      if (out instanceof Promise)
-        return out.catch((error: unknown) => {
+      // Any thenable (a promise from another realm is not `instanceof Promise`).
+      if (typeof (out as { then?: unknown } | undefined)?.then === 'function')
+        return Promise.resolve(out).catch((error: unknown) => {
           halted = true;
           throw error;
         }) as T;

@@ -2,6 +2,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JournalReadCache } from '../../src/journal/journal-read-cache.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import type { ResolvedPath } from '../../src/sandbox/sandbox.js';
+import { sha256 } from '../../src/tools/fs/read-cache.js';
+import { StaleGuard } from '../../src/tools/fs/stale-guard.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 // What planning reads from the journal per call, made cheaper without reading around another
@@ -62,6 +65,29 @@ describe('journal reads on the call path', () => {
     cache.recordWrite('/w/new.txt', 'w1');
     expect(puts).toBe(3);
     expect(new JournalReadCache(j, 's').get('/w/new.txt')?.sha256).toBe('w1');
+    j.close();
+  });
+
+  it('through the stale guard: a read asks the journal before recording (no overwrite of what the session recorded), a write of our own does not', () => {
+    const file = path.join(makeTempDir('toolgate-jr-'), 'j.db');
+    const earlier = SqliteJournal.open(file);
+    new JournalReadCache(earlier, 's').record('/w/a.txt', sha256('same'), 1);
+    earlier.close();
+    const j = SqliteJournal.open(file);
+    let puts = 0;
+    const counted = new Proxy(j, {
+      get(target, key) {
+        if (key === 'putReadRecord') puts++;
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const guard = new StaleGuard(new JournalReadCache(counted, 's'));
+    const target = { absolute: '/w/a.txt', relative: 'a.txt' } as ResolvedPath;
+    guard.remember(target, 'same'); // a read of content the session already recorded
+    expect(puts).toBe(0);
+    guard.rememberWrite({ absolute: '/w/new.txt', relative: 'new.txt' } as ResolvedPath, 'fresh');
+    expect(puts).toBe(1);
     j.close();
   });
 

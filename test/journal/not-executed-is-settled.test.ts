@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { approveAll } from '../../src/core/confirmation.js';
 import type { Journal } from '../../src/journal/journal.js';
@@ -51,31 +52,34 @@ describe('calls the model is told did not run are settled as not run in the jour
 });
 
 describe('a batch stopped by a failing observer is settled, not completed with calls left unstarted', () => {
-  it("the caller's observer throwing on the first result: the second call does not run, and the journal says so", async () => {
-    const root = makeTempDir('toolgate-notrun-');
-    const sqlite = SqliteJournal.open(path.join(root, 'j.db'));
-    try {
-      const gate = createToolgate({ roots: [root], baseDir: root, journal: sqlite, approver: approveAll });
-      const results = await gate.execute(
-        [
-          { id: '1', name: 'write_file', arguments: { path: 'a.txt', content: 'a' } },
-          { id: '2', name: 'write_file', arguments: { path: 'b.txt', content: 'b' } },
-        ],
-        {
-          observer: {
-            onCallResult: () => {
-              throw new Error('observer broke (test)');
+  for (const how of ['throws', 'rejects (a promise of another realm)'] as const)
+    it(`the caller's observer ${how} on the first result: the second call does not run, and the journal says so`, async () => {
+      const root = makeTempDir('toolgate-notrun-');
+      const sqlite = SqliteJournal.open(path.join(root, 'j.db'));
+      try {
+        const gate = createToolgate({ roots: [root], baseDir: root, journal: sqlite, approver: approveAll });
+        const results = await gate.execute(
+          [
+            { id: '1', name: 'write_file', arguments: { path: 'a.txt', content: 'a' } },
+            { id: '2', name: 'write_file', arguments: { path: 'b.txt', content: 'b' } },
+          ],
+          {
+            observer: {
+              onCallResult: () => {
+                if (how === 'throws') throw new Error('observer broke (test)');
+                // Not an instance of this realm's Promise: made in another one.
+                return runInNewContext('Promise.reject(new Error("observer broke (test)"))') as Promise<void>;
+              },
             },
           },
-        },
-      );
-      expect(results.map((r) => r.ok)).toEqual([true, false]);
-      const [summary] = sqlite.recentBatches(1);
-      const batch = sqlite.batch(summary?.id as string);
-      expect(batch?.calls.map((c) => c.status)).toEqual(['done', 'not_run']);
-      expect(sqlite.incompleteBatches()).toEqual([]);
-    } finally {
-      sqlite.close();
-    }
-  });
+        );
+        expect(results.map((r) => r.ok)).toEqual([true, false]);
+        const [summary] = sqlite.recentBatches(1);
+        const batch = sqlite.batch(summary?.id as string);
+        expect(batch?.calls.map((c) => c.status)).toEqual(['done', 'not_run']);
+        expect(sqlite.incompleteBatches()).toEqual([]);
+      } finally {
+        sqlite.close();
+      }
+    });
 });

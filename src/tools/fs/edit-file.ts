@@ -111,7 +111,7 @@ export function createEditFileTool(settings: EditFileSettings) {
         return { content: `No changes applied: the edits leave "${target.relative}" as it was.` };
       const out = encodeText(text, format);
       await writeFileAtomic(target, ctx.sandbox, out, { overwrite: true, createParents: false });
-      settings.guard.remember(target, out);
+      settings.guard.rememberWrite(target, out);
       return {
         content: `modified: ${target.relative} (${replacements} replacement${replacements === 1 ? '' : 's'})`,
         metadata: { path: target.relative, replacements },

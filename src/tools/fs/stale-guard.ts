@@ -39,15 +39,24 @@ export class StaleGuard {
     const cache = this.#cache;
     if (!cache) return;
     if (cache.recordContent) cache.recordContent(target.absolute, content);
+    else cache.record(target.absolute, sha256(content));
+  }
+
+  /**
+   * As `remember`, after this session wrote `content` itself: a store that asks before recording a
+   * read (another process of the session may have recorded newer content) need not ask here.
+   */
+  rememberWrite(target: ResolvedPath, content: Uint8Array | string): void {
+    const cache = this.#cache;
+    if (!cache) return;
+    if (cache.recordContent) cache.recordContent(target.absolute, content);
     else if (cache.recordWrite) cache.recordWrite(target.absolute, sha256(content));
     else cache.record(target.absolute, sha256(content));
   }
 
   /** As `remember`, for a hash computed while the file was streamed. */
   rememberHash(target: ResolvedPath, sha256Hex: string): void {
-    const cache = this.#cache;
-    if (cache?.recordWrite) cache.recordWrite(target.absolute, sha256Hex);
-    else cache?.record(target.absolute, sha256Hex);
+    this.#cache?.record(target.absolute, sha256Hex);
   }
 
   get enabled(): boolean {

@@ -48,7 +48,7 @@ export function createWriteFileTool(
         overwrite: a.overwrite,
         createParents: true,
       });
-      settings.guard?.remember(target, a.content);
+      settings.guard?.rememberWrite(target, a.content);
       const verb = outcome.created ? 'created' : 'overwrote';
       return {
         content: `${verb}: ${target.relative} (${outcome.bytes} bytes)`,

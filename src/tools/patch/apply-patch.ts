@@ -105,7 +105,7 @@ export function createApplyPatchTool(settings: ApplyPatchSettings) {
       if (changes.length === 0) return { content: 'No changes applied.' };
       await commit(changes, ctx);
       for (const s of changes) {
-        if (s.next) settings.guard.remember(s.target, s.next);
+        if (s.next) settings.guard.rememberWrite(s.target, s.next);
         else settings.guard.forget(s.target);
       }
       const lines = changes.map(
