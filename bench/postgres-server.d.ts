@@ -6,6 +6,9 @@ export interface PgServer {
   createDatabase(): string;
   /** The server's directory (its data, its log, and its Unix socket). */
   dir: string;
+  /** The server down (fast shutdown), its data kept: `start` brings it back. */
+  halt(): void;
+  start(): void;
   stop(): void;
 }
 export function startPostgres(settings?: Record<string, string | number>): PgServer;

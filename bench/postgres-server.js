@@ -56,16 +56,18 @@ export function startPostgres(settings = {}) {
   const extra = Object.entries(settings)
     .map(([k, v]) => ` -c ${k}=${v}`)
     .join('');
-  asOwner('pg_ctl', [
-    '-D',
-    data,
-    '-o',
-    `-k ${dir} -c listen_addresses='' -c max_connections=200 -c shared_buffers=32MB${extra}`,
-    '-l',
-    path.join(dir, 'server.log'),
-    '-w',
-    'start',
-  ]);
+  const start = () =>
+    asOwner('pg_ctl', [
+      '-D',
+      data,
+      '-o',
+      `-k ${dir} -c listen_addresses='' -c max_connections=200 -c shared_buffers=32MB${extra}`,
+      '-l',
+      path.join(dir, 'server.log'),
+      '-w',
+      'start',
+    ]);
+  start();
   const url = (database = 'postgres') =>
     `postgres://toolgate@localhost/${database}?host=${encodeURIComponent(dir)}`;
   return {
@@ -76,6 +78,11 @@ export function startPostgres(settings = {}) {
       execFileSync(pgProgram('createdb'), ['-h', dir, '-U', 'toolgate', name], { stdio: 'ignore' });
       return url(name);
     },
+    /** The server down (fast shutdown), its data kept: `start` brings it back. */
+    halt() {
+      asOwner('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+    },
+    start,
     stop() {
       try {
         asOwner('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);

@@ -154,8 +154,12 @@ export class SyncPg {
       );
     }
     if (message.error) {
-      // No SQLSTATE: the connection itself failed (reset, terminated): the next request makes a new one.
-      if (!message.error.code || /^(08|57P)/.test(message.error.code)) this.#drop();
+      // Not a SQLSTATE (none, or Node's own like ECONNREFUSED or ENOENT): the connection itself
+      // failed, or was never made; a connection exception (08…) or a shutdown (57P…) too. The next
+      // request makes a new one (kept, a worker that never connected made the next request wait out
+      // its whole timeout).
+      const code = message.error.code;
+      if (!code || !/^[0-9A-Z]{5}$/.test(code) || /^(08|57P)/.test(code)) this.#drop();
       throw new PgError(message.error.message, message.error.code);
     }
     return message.results ?? [];
