@@ -5,18 +5,19 @@ export const DEFAULT_LEASE_MS = 30_000;
 
 /**
  * Renews `lease` on a batch every third of its length while the batch runs (or waits for a
- * person); returns the function that stops. A renewal that fails (the lease was lost, or the
- * journal cannot be written) stops renewing: the worker's next `markRunning` is then refused, so it
- * starts nothing more, and the batch is left to whoever takes it over.
+ * person); returns the function that stops. A lease found lost stops renewing: the worker's next
+ * `markRunning` is then refused, so it starts nothing more, and the batch is left to whoever takes
+ * it over. A renewal that could not be written (the journal busy or briefly unreachable) is tried
+ * again at the next turn: one failed write must not hand a live batch to another worker.
  */
 export function keepLease(journal: Journal, batchId: string, lease: Lease): () => void {
   const timer = setInterval(
     () => {
-      let held = false;
+      let held: boolean;
       try {
         held = journal.renewLease(batchId, lease);
       } catch {
-        held = false;
+        return; // not known to be lost: tried again at the next turn
       }
       if (!held) clearInterval(timer);
     },
