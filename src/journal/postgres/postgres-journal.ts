@@ -571,9 +571,9 @@ export class PostgresJournal implements Journal {
     const json = JSON.stringify(result);
     const session = this.#sessionOfBatch(batchId);
     this.#write([
-      // The batch row is locked first, as resumeBatch and discardBatch lock it: the other order
-      // could deadlock with a recovery running at the same moment (and lose this result with it).
-      ...(finish ? [{ text: 'SELECT 1 FROM batches WHERE id = $1 FOR UPDATE', values: [batchId] }] : []),
+      // The batch row is locked first, as recovery (resumeBatch, discardBatch) locks it: the other
+      // order could deadlock with a recovery running at the same moment (and lose this result).
+      { text: 'SELECT 1 FROM batches WHERE id = $1 FOR UPDATE', values: [batchId] },
       {
         text: 'UPDATE calls SET status = $1, result = $2, finished_at = $3 WHERE batch_id = $4 AND call_index = $5',
         values: [status, json, Date.now(), batchId, index],
