@@ -84,10 +84,25 @@ export function journalObserver(
       return halting(() => {
         // With a lease: only while this worker still holds the batch (never two workers on one call).
         journal.markRunning(batchId, p.index, lease);
-        const flushed = p.tool && isRepeatable(p.tool.tier) ? undefined : journal.sync();
-        const after = next?.onCallStart;
-        if (!flushed) return after?.(p);
-        return after ? flushed.then(() => after(p)) : flushed;
+        // From here the call is `running`; if it does not start after all, the journal says so.
+        const notStarted = (error: unknown): never => {
+          try {
+            journal.markNotStarted?.(batchId, p.index);
+          } catch {
+            // Left `running`: recovery calls it "outcome unknown", the careful side.
+          }
+          throw error;
+        };
+        try {
+          const flushed = p.tool && isRepeatable(p.tool.tier) ? undefined : journal.sync();
+          const after = next?.onCallStart;
+          const out = !flushed ? after?.(p) : after ? flushed.then(() => after(p)) : flushed;
+          if (typeof (out as { then?: unknown } | undefined)?.then === 'function')
+            return Promise.resolve(out).catch(notStarted);
+          return out;
+        } catch (error) {
+          return notStarted(error);
+        }
       });
     },
     onCallResult(result: ToolResult, p: PlannedCall) {

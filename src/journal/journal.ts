@@ -149,6 +149,12 @@ export interface Journal {
    */
   markRunning(batchId: string, index: number, lease?: Lease): void;
   /**
+   * The call marked `running` did not start after all (the fsync before it, or a hook, failed):
+   * back to unstarted, so recovery settles it as never run rather than "outcome unknown". Only a
+   * call still `running`. Optional: a store without it leaves the call `running` (unknown).
+   */
+  markNotStarted?(batchId: string, index: number): void;
+  /**
    * Issue #17 §2. Extends this worker's lease on an incomplete batch it holds; false when it no
    * longer holds it (it expired and another worker took the batch over): then it must start nothing
    * more of that batch. With a lease, `markRunning` refuses (JournalError) unless the worker still

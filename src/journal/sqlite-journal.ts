@@ -261,6 +261,9 @@ export class SqliteJournal implements Journal {
         `UPDATE batches SET lease_expires = ? WHERE id = ? AND lease_owner = ?
            AND status IN ('open', 'awaiting_approval')`,
       ),
+      setNotStarted: db.prepare(
+        `UPDATE calls SET status = 'planned', started_at = NULL WHERE batch_id = ? AND call_index = ? AND status = 'running'`,
+      ),
       setRunningLeased: db.prepare(
         `UPDATE calls SET status = 'running', started_at = @now WHERE batch_id = @batch AND call_index = @index
            AND status IN ('planned', 'approved', 'running')
@@ -785,6 +788,10 @@ export class SqliteJournal implements Journal {
           .changes,
     );
     if (changed === 0) throw leaseLost(batchId, lease.worker);
+  }
+
+  markNotStarted(batchId: string, index: number): void {
+    this.#write(() => this.#stmt.setNotStarted.run(batchId, index));
   }
 
   pendingApprovals(): PendingApproval[] {

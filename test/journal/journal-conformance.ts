@@ -119,6 +119,30 @@ export function journalConformance(
       });
     });
 
+    it('a call marked running that did not start after all goes back to unstarted: recovery settles it as never run', () => {
+      const { journal, reopen } = make();
+      const id = journal.beginBatch('S', calls(2), {});
+      journal.markRunning(id, 0);
+      journal.markNotStarted?.(id, 0);
+      expect(
+        reopen()
+          .batch(id)
+          ?.calls.map((c) => c.status),
+      ).toEqual(['planned', 'planned']);
+      journal.resumeBatch(id);
+      expect(
+        reopen()
+          .batch(id)
+          ?.calls.map((c) => c.status),
+      ).toEqual(['not_run', 'not_run']);
+      // Only a call still running: one with a result keeps it.
+      const done = journal.beginBatch('S', calls(1), {});
+      journal.markRunning(done, 0);
+      journal.recordResult(done, 0, ok('c0'));
+      journal.markNotStarted?.(done, 0);
+      expect(reopen().batch(done)?.calls[0]?.status).toBe('done');
+    });
+
     it('a batch still streaming is held by its worker: nobody else claims, settles or begins it; a settled call cannot be started', () => {
       const { journal, reopen } = make();
       const other = reopen();

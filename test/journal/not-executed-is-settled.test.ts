@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../src/config/load-config.js';
 import { approveAll } from '../../src/core/confirmation.js';
 import type { Journal } from '../../src/journal/journal.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
@@ -82,4 +84,29 @@ describe('a batch stopped by a failing observer is settled, not completed with c
         sqlite.close();
       }
     });
+});
+
+describe('a call marked running whose fsync then failed did not start: the journal says never run, as the model is told', () => {
+  it('write_file allowed without asking, the fsync before it failing: not executed, and not_run in the journal (not "outcome unknown")', async () => {
+    const root = makeTempDir('toolgate-notrun-');
+    const sqlite = SqliteJournal.open(path.join(root, 'j.db'));
+    try {
+      const gate = createToolgate({
+        roots: [root],
+        baseDir: root,
+        journal: failing(sqlite, 'sync'),
+        config: parseConfigText('[tools.approval]\nallowlist = ["write_file"]\n', 'toolgate.toml'),
+      });
+      const [result] = await gate.execute([
+        { id: '1', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } },
+      ]);
+      expect(result?.content).toMatch(/not executed/);
+      expect(existsSync(path.join(root, 'x.txt'))).toBe(false);
+      const [summary] = sqlite.recentBatches(1);
+      expect(sqlite.batch(summary?.id as string)?.calls.map((c) => c.status)).toEqual(['not_run']);
+      expect(sqlite.incompleteBatches()).toEqual([]);
+    } finally {
+      sqlite.close();
+    }
+  });
 });

@@ -418,6 +418,16 @@ export class PostgresJournal implements Journal {
     if (r?.rowCount === 0) throw lease ? leaseLost(batchId, lease.worker) : notStartable(batchId, index);
   }
 
+  markNotStarted(batchId: string, index: number): void {
+    this.#write([
+      { text: 'SELECT 1 FROM batches WHERE id = $1 FOR UPDATE', values: [batchId] },
+      {
+        text: `UPDATE calls SET status = 'planned', started_at = NULL WHERE batch_id = $1 AND call_index = $2 AND status = 'running'`,
+        values: [batchId, index],
+      },
+    ]);
+  }
+
   pendingApprovals(): PendingApproval[] {
     return this.#query<PendingRow>(PENDING_APPROVALS_SQL).map(pendingApproval);
   }
