@@ -15,13 +15,14 @@ import type { ToolCall } from './core/tool-call.js';
 import type { AnyToolDefinition } from './core/tool-definition.js';
 import type { ToolEventSink } from './core/tool-event.js';
 import type { ToolResult } from './core/tool-result.js';
-import type {
-  BatchRecord,
-  BeginBatchOptions,
-  Journal,
-  Lease,
-  ModeRecord,
-  PlanEntry,
+import {
+  type BatchRecord,
+  type BeginBatchOptions,
+  type Journal,
+  JournalError,
+  type Lease,
+  type ModeRecord,
+  type PlanEntry,
 } from './journal/journal.js';
 import { journalObserver, journalStatus, recordableAfter } from './journal/journal-observer.js';
 import { JournalRateCounter } from './journal/journal-rate-counter.js';
@@ -551,7 +552,9 @@ export class Toolgate {
       const results = calls.map((c) =>
         errorResult(c.id, c.name, 'Internal', `not executed: ${(error as Error).message}`),
       );
-      return this.#abandon(journal, batchId, results);
+      // A write whose outcome is unknown (a server that did not answer) may still land later.
+      const unknown = error instanceof JournalError && error.outcomeUnknown;
+      return this.#abandon(journal, batchId, results, unknown ? 'may-land-later' : undefined);
     }
     return await this.#run(planned, options, batchId, tracing);
   }
@@ -801,25 +804,37 @@ export class Toolgate {
    * run and no worker takes them over later. Where the journal cannot be told (still failing), the
    * results say that a worker may yet run those calls. A batch another worker holds is its own.
    */
-  #abandon(journal: Journal, batchId: string, results: ToolResult[]): ToolResult[] {
-    try {
-      journal.resumeBatch(batchId, this.#lease?.worker);
-      return results;
-    } catch (error) {
-      const message = (error as Error).message;
-      // Nothing recorded, already settled, or held by the worker that took it over: nothing to add.
-      if (/no batch with id|is already|held by worker|settled by another process/.test(message))
-        return results;
-      return results.map((r) =>
+  #abandon(
+    journal: Journal,
+    batchId: string,
+    results: ToolResult[],
+    /** The batch's own first write failed: on a server, a commit not answered may still land later. */
+    write?: 'may-land-later',
+  ): ToolResult[] {
+    const warn = (why: string) =>
+      results.map((r) =>
         r.error?.type === 'Internal' && r.error.message.startsWith('not executed')
           ? errorResult(
               r.id,
               r.name,
               'Internal',
-              `${r.error.message} (the journal could not be told either: a worker may still run this call later; see \`toolgate journal show ${batchId}\`)`,
+              `${r.error.message} (${why}: a worker may still run this call later; see \`toolgate journal show ${batchId}\`)`,
             )
           : r,
       );
+    try {
+      journal.resumeBatch(batchId, this.#lease?.worker);
+      return results;
+    } catch (error) {
+      const message = (error as Error).message;
+      // A commit the server never answered can still land after the time the bridge waited (a
+      // stalled disk or standby), and then be taken over as any batch: the model is told so.
+      if (/no batch with id/.test(message) && write === 'may-land-later')
+        return warn('the journal did not confirm the batch was not recorded');
+      // Nothing recorded, already settled, or held by the worker that took it over: nothing to add.
+      if (/no batch with id|is already|held by worker|settled by another process/.test(message))
+        return results;
+      return warn('the journal could not be told either');
     }
   }
 }

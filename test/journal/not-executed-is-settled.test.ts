@@ -4,7 +4,9 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load-config.js';
 import { approveAll } from '../../src/core/confirmation.js';
-import type { Journal } from '../../src/journal/journal.js';
+import { type Journal, JournalError } from '../../src/journal/journal.js';
+import { explainPgError } from '../../src/journal/postgres/postgres-journal.js';
+import { PgError } from '../../src/journal/postgres/sync-pg.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { createToolgate } from '../../src/toolgate.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -108,5 +110,68 @@ describe('a call marked running whose fsync then failed did not start: the journ
     } finally {
       sqlite.close();
     }
+  });
+});
+
+describe('a batch whose own first write has an unknown outcome (a server that did not answer)', () => {
+  /** The journal with beginBatch failing as given, committing nothing. */
+  const beginFails = (journal: SqliteJournal, error: JournalError) =>
+    new Proxy(journal, {
+      get(target, key) {
+        if (key === 'beginBatch')
+          return () => {
+            throw error;
+          };
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as unknown as Journal;
+
+  for (const unknown of [true, false]) {
+    it(
+      unknown
+        ? 'not answered: the model is told the batch may still be recorded and run by a worker later'
+        : 'refused (a definite failure): plain "not executed", no such warning',
+      async () => {
+        const root = makeTempDir('toolgate-notrun-');
+        const sqlite = SqliteJournal.open(path.join(root, 'j.db'));
+        try {
+          const error = new JournalError('PostgreSQL did not answer within 30000 ms (test)', {
+            outcomeUnknown: unknown,
+          });
+          const gate = createToolgate({
+            roots: [root],
+            baseDir: root,
+            journal: beginFails(sqlite, error),
+            config: parseConfigText('[tools.approval]\nallowlist = ["write_file"]\n', 'toolgate.toml'),
+          });
+          const [result] = await gate.execute([
+            { id: '1', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } },
+          ]);
+          expect(result?.content).toMatch(/^write_file failed: not executed: PostgreSQL did not answer/);
+          if (unknown)
+            expect(result?.content).toMatch(
+              /the journal did not confirm the batch was not recorded: a worker may still run this call later; see `toolgate journal show [0-9a-f-]+`/,
+            );
+          else expect(result?.content).not.toMatch(/a worker may still run/);
+          expect(existsSync(path.join(root, 'x.txt'))).toBe(false);
+        } finally {
+          sqlite.close();
+        }
+      },
+    );
+  }
+
+  it('PostgreSQL errors: a lost connection or a shutdown is an unknown outcome; a refusal with its SQLSTATE is not', () => {
+    expect(
+      explainPgError(new PgError('Connection terminated unexpectedly', undefined), 'db').outcomeUnknown,
+    ).toBe(true);
+    expect(explainPgError(new PgError('terminating connection', '57P01'), 'db').outcomeUnknown).toBe(true);
+    expect(explainPgError(new PgError('connection failure', '08006'), 'db').outcomeUnknown).toBe(true);
+    expect(explainPgError(new PgError('duplicate key', '23505'), 'db').outcomeUnknown).toBe(false);
+    expect(
+      explainPgError(new PgError('canceling statement due to statement timeout', '57014'), 'db')
+        .outcomeUnknown,
+    ).toBe(false);
   });
 });

@@ -101,7 +101,10 @@ export function explainPgError(error: unknown, where: string): JournalError {
     return new JournalError(
       `cannot reach the PostgreSQL journal ${where} (${message}); is the server running, and is the URL right?`,
     );
-  return new JournalError(`the PostgreSQL journal ${where} failed: ${message}`);
+  // No SQLSTATE (the connection itself failed), a connection exception (08…) or a shutdown (57P…):
+  // a commit under way may have landed all the same.
+  const lost = code === '' || code.startsWith('08') || code.startsWith('57P');
+  return new JournalError(`the PostgreSQL journal ${where} failed: ${message}`, { outcomeUnknown: lost });
 }
 
 /** `LIKE` text matching `prefix` literally (its %, _ and \ escaped). */

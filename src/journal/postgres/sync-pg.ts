@@ -142,6 +142,7 @@ export class SyncPg {
       this.#drop();
       throw new JournalError(
         `PostgreSQL did not answer within ${timeoutMs} ms; check the server (this connection is dropped; the next write makes a new one)`,
+        { outcomeUnknown: true },
       );
     }
     const message = receiveMessageOnPort(port)?.message as PgAnswer | undefined;
