@@ -549,12 +549,7 @@ export class Toolgate {
     } catch (error) {
       // Nothing may run that the journal did not record first; and if the write did land after
       // all, it is settled now, so no worker runs later what the model is told did not run.
-      const results = calls.map((c) =>
-        errorResult(c.id, c.name, 'Internal', `not executed: ${(error as Error).message}`),
-      );
-      // A write whose outcome is unknown (a server that did not answer) may still land later.
-      const unknown = error instanceof JournalError && error.outcomeUnknown;
-      return this.#abandon(journal, batchId, results, unknown ? 'may-land-later' : undefined);
+      return this.#notExecuted(planned, error, journal, batchId);
     }
     return await this.#run(planned, options, batchId, tracing);
   }
@@ -782,7 +777,7 @@ export class Toolgate {
   }
 
   /**
-   * Nothing of the batch ran (the journal could not be made durable before asking, or could not
+   * Nothing of the batch ran (the journal could not record it, make it durable before asking, or
    * record the answers): every call is told so, and the journal is made to agree, so that no
    * recovery asks again and runs what the model was told did not run.
    */
@@ -795,7 +790,9 @@ export class Toolgate {
     const results = planned.map((p) =>
       errorResult(p.call.id, p.call.name, 'Internal', `not executed: ${(error as Error).message}`),
     );
-    return batchId === undefined ? results : this.#abandon(journal, batchId, results);
+    if (batchId === undefined) return results;
+    // A write whose outcome is unknown (a server that did not answer) may still land later.
+    return this.#abandon(journal, batchId, results, error instanceof JournalError && error.outcomeUnknown);
   }
 
   /**
@@ -808,8 +805,8 @@ export class Toolgate {
     journal: Journal,
     batchId: string,
     results: ToolResult[],
-    /** The batch's own first write failed: on a server, a commit not answered may still land later. */
-    write?: 'may-land-later',
+    /** The failed write's outcome is unknown: on a server, a commit not answered may still land later. */
+    mayLandLater = false,
   ): ToolResult[] {
     const warn = (why: string) =>
       results.map((r) =>
@@ -829,7 +826,7 @@ export class Toolgate {
       const message = (error as Error).message;
       // A commit the server never answered can still land after the time the bridge waited (a
       // stalled disk or standby), and then be taken over as any batch: the model is told so.
-      if (/no batch with id/.test(message) && write === 'may-land-later')
+      if (/no batch with id/.test(message) && mayLandLater)
         return warn('the journal did not confirm the batch was not recorded');
       // Nothing recorded, already settled, or held by the worker that took it over: nothing to add.
       if (/no batch with id|is already|held by worker|settled by another process/.test(message))

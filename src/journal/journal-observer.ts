@@ -56,21 +56,11 @@ export function journalObserver(
    * stops the batch in executeBatch: it is marked halted so that the journal is made to agree
    * (the batch abandoned, not completed with a call left unstarted or running).
    */
-  const halting = <T>(run: () => T): T => {
-    try {
-      const out = run();
-      // Any thenable (a promise from another realm is not `instanceof Promise`).
-      if (typeof (out as { then?: unknown } | undefined)?.then === 'function')
-        return Promise.resolve(out).catch((error: unknown) => {
-          halted = true;
-          throw error;
-        }) as T;
-      return out;
-    } catch (error) {
+  const halting = <T>(run: () => T): T =>
+    onFailure(run, (error) => {
       halted = true;
       throw error;
-    }
-  };
+    });
   return {
     /** A call could not be recorded as started or finished (the lease was lost, or the journal failed). */
     get halted() {
@@ -85,24 +75,22 @@ export function journalObserver(
         // With a lease: only while this worker still holds the batch (never two workers on one call).
         journal.markRunning(batchId, p.index, lease);
         // From here the call is `running`; if it does not start after all, the journal says so.
-        const notStarted = (error: unknown): never => {
-          try {
-            journal.markNotStarted?.(batchId, p.index);
-          } catch {
-            // Left `running`: recovery calls it "outcome unknown", the careful side.
-          }
-          throw error;
-        };
-        try {
-          const flushed = p.tool && isRepeatable(p.tool.tier) ? undefined : journal.sync();
-          const after = next?.onCallStart;
-          const out = !flushed ? after?.(p) : after ? flushed.then(() => after(p)) : flushed;
-          if (typeof (out as { then?: unknown } | undefined)?.then === 'function')
-            return Promise.resolve(out).catch(notStarted);
-          return out;
-        } catch (error) {
-          return notStarted(error);
-        }
+        return onFailure(
+          () => {
+            const flushed = p.tool && isRepeatable(p.tool.tier) ? undefined : journal.sync();
+            const after = next?.onCallStart;
+            if (!flushed) return after?.(p);
+            return after ? flushed.then(() => after(p)) : flushed;
+          },
+          (error) => {
+            try {
+              journal.markNotStarted?.(batchId, p.index);
+            } catch {
+              // Left `running`: recovery calls it "outcome unknown", the careful side.
+            }
+            throw error;
+          },
+        );
       });
     },
     onCallResult(result: ToolResult, p: PlannedCall) {
@@ -125,4 +113,20 @@ export function journalObserver(
       return record();
     },
   };
+}
+
+/**
+ * Runs `run`; if it throws, or answers a promise that rejects (any thenable: a promise from another
+ * realm is not `instanceof Promise`), `failed` is called with the error (and rethrows it).
+ */
+function onFailure<T>(run: () => T, failed: (error: unknown) => never): T {
+  let out: T;
+  try {
+    out = run();
+  } catch (error) {
+    return failed(error);
+  }
+  if (typeof (out as { then?: unknown } | undefined)?.then === 'function')
+    return Promise.resolve(out).catch(failed) as T;
+  return out;
 }

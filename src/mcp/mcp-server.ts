@@ -81,9 +81,9 @@ export function createMcpServer(options: McpServerOptions): {
   let gate = createToolgate({ conversation: false, ...options, approver });
   let calls = 0;
 
-  /** Narrows the roots to what the client offers (never wider); re-reads on roots/list_changed. */
   /** True once the client's roots were asked for (and applied, or found unlistable). */
   let rootsApplied = false;
+  /** Narrows the roots to what the client offers (never wider); re-reads on roots/list_changed. */
   const applyClientRoots = async () => {
     if (!server.getClientCapabilities()?.roots) return;
     try {

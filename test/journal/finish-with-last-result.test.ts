@@ -2,27 +2,29 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load-config.js';
-import type { Journal } from '../../src/journal/journal.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { createToolgate } from '../../src/toolgate.js';
+import { journalWith } from '../helpers/journal-with.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /** The journal, with its finishBatch calls counted; `oldStore` makes recordResult ignore `finish`, as a store written before it would. */
 function counted(journal: SqliteJournal, oldStore: boolean) {
   const seen = { finishBatch: 0 };
-  const proxy = new Proxy(journal, {
-    get(target, key) {
-      if (key === 'finishBatch') seen.finishBatch++;
-      if (key === 'recordResult' && oldStore)
-        return (...args: Parameters<Journal['recordResult']>) => {
-          target.recordResult(args[0], args[1], args[2], args[3]);
-          return undefined;
-        };
-      const value = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+  const proxy = journalWith(journal, {
+    finishBatch: (...args) => {
+      seen.finishBatch++;
+      journal.finishBatch(...args);
     },
+    ...(oldStore
+      ? {
+          recordResult: (batchId, index, result, status) => {
+            journal.recordResult(batchId, index, result, status);
+            return undefined;
+          },
+        }
+      : {}),
   });
-  return { journal: proxy as unknown as Journal, seen };
+  return { journal: proxy, seen };
 }
 
 describe('a side-effecting batch is completed with its last result', () => {

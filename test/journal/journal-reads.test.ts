@@ -5,6 +5,7 @@ import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import type { ResolvedPath } from '../../src/sandbox/sandbox.js';
 import { sha256 } from '../../src/tools/fs/read-cache.js';
 import { StaleGuard } from '../../src/tools/fs/stale-guard.js';
+import { journalWith } from '../helpers/journal-with.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 // What planning reads from the journal per call, made cheaper without reading around another
@@ -38,12 +39,14 @@ describe('journal reads on the call path', () => {
     const j = SqliteJournal.open(file);
     let puts = 0;
     let gets = 0;
-    const counted = new Proxy(j, {
-      get(target, key) {
-        if (key === 'putReadRecord') puts++;
-        if (key === 'getReadRecord') gets++;
-        const value = Reflect.get(target, key, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const counted = journalWith(j, {
+      putReadRecord: (...args) => {
+        puts++;
+        j.putReadRecord(...args);
+      },
+      getReadRecord: (...args) => {
+        gets++;
+        return j.getReadRecord(...args);
       },
     });
     const cache = new JournalReadCache(counted, 's');
@@ -75,11 +78,10 @@ describe('journal reads on the call path', () => {
     earlier.close();
     const j = SqliteJournal.open(file);
     let puts = 0;
-    const counted = new Proxy(j, {
-      get(target, key) {
-        if (key === 'putReadRecord') puts++;
-        const value = Reflect.get(target, key, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const counted = journalWith(j, {
+      putReadRecord: (...args) => {
+        puts++;
+        j.putReadRecord(...args);
       },
     });
     const guard = new StaleGuard(new JournalReadCache(counted, 's'));

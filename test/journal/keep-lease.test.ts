@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Journal } from '../../src/journal/journal.js';
 import { keepLease } from '../../src/journal/keep-lease.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { journalWith } from '../helpers/journal-with.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 describe('keeping a lease while a batch runs (issue #17 §2)', () => {
@@ -11,17 +11,13 @@ describe('keeping a lease while a batch runs (issue #17 §2)', () => {
     const journal = SqliteJournal.open(file);
     const other = SqliteJournal.open(file);
     let failures = 1;
-    const flaky = new Proxy(journal, {
-      get(target, key) {
-        if (key === 'renewLease' && failures > 0)
-          return () => {
-            failures--;
-            throw new Error('database is locked (test)');
-          };
-        const value = Reflect.get(target, key, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const flaky = journalWith(journal, {
+      renewLease: (...args) => {
+        if (failures === 0) return journal.renewLease(...args);
+        failures--;
+        throw new Error('database is locked (test)');
       },
-    }) as unknown as Journal;
+    });
     const lease = { worker: 'worker-a', ttlMs: 1_000 };
     const id = journal.beginBatch('S', [{ id: 'c0', name: 'write_file', arguments: { path: 'x' } }], {
       lease,

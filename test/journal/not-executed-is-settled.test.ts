@@ -4,27 +4,27 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load-config.js';
 import { approveAll } from '../../src/core/confirmation.js';
-import { type Journal, JournalError } from '../../src/journal/journal.js';
+import { JournalError } from '../../src/journal/journal.js';
 import { explainPgError } from '../../src/journal/postgres/postgres-journal.js';
 import { PgError } from '../../src/journal/postgres/sync-pg.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { createToolgate } from '../../src/toolgate.js';
+import { journalWith } from '../helpers/journal-with.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /** The journal with one method failing, as a full disk or a broken connection would make it. */
 function failing(journal: SqliteJournal, method: 'sync' | 'markApproved') {
-  return new Proxy(journal, {
-    get(target, key) {
-      if (key === method)
-        return method === 'sync'
-          ? () => Promise.reject(new Error('disk I/O error (test)'))
-          : () => {
-              throw new Error('disk I/O error (test)');
-            };
-      const value = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  }) as unknown as Journal;
+  const error = new Error('disk I/O error (test)');
+  return journalWith(
+    journal,
+    method === 'sync'
+      ? { sync: () => Promise.reject(error) }
+      : {
+          markApproved: () => {
+            throw error;
+          },
+        },
+  );
 }
 
 describe('calls the model is told did not run are settled as not run in the journal', () => {
@@ -116,16 +116,11 @@ describe('a call marked running whose fsync then failed did not start: the journ
 describe('a batch whose own first write has an unknown outcome (a server that did not answer)', () => {
   /** The journal with beginBatch failing as given, committing nothing. */
   const beginFails = (journal: SqliteJournal, error: JournalError) =>
-    new Proxy(journal, {
-      get(target, key) {
-        if (key === 'beginBatch')
-          return () => {
-            throw error;
-          };
-        const value = Reflect.get(target, key, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+    journalWith(journal, {
+      beginBatch: () => {
+        throw error;
       },
-    }) as unknown as Journal;
+    });
 
   for (const unknown of [true, false]) {
     it(

@@ -219,40 +219,8 @@ describe('the stdio transport of toolgate mcp, with its direct lane for plain to
   });
 });
 
-describe('the direct lane keeps the order of what the client sent', () => {
-  it("a call sent with the client's initialized notification waits for the client's roots (never runs wider)", async () => {
-    const root = ws.dir();
-    ws.file('a/in.txt', 'inside\n');
-    ws.file('b/out.txt', 'outside the client roots\n');
-    const mcp = createMcpServer({ roots: [root], baseDir: root });
-    const { send, answer, waitFor, transport } = wire(mcp.callTool);
-    await mcp.server.connect(transport);
-    send({
-      jsonrpc: '2.0',
-      id: 'init',
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: { roots: { listChanged: true } },
-        clientInfo: { name: 'order-test', version: '1' },
-      },
-    });
-    await answer('init');
-    // One write: the notification and the call arrive in the same read.
-    transport_write(send, [
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      call(1, 'read_file', { path: 'b/out.txt' }),
-    ]);
-    const asked = await waitFor((l) => l.method === 'roots/list');
-    send({ jsonrpc: '2.0', id: asked.id, result: { roots: [{ uri: `file://${root}/a` }] } });
-    const refused = await answer(1);
-    expect((refused.result as { isError?: boolean }).isError).toBe(true);
-    expect(textOf(refused)).not.toContain('outside the client roots');
-  });
-});
-
 /** Several messages in one write (one read on the other side). */
-function transport_write(send: (message: unknown, end?: string) => unknown, messages: unknown[]) {
+function sendTogether(send: (message: unknown, end?: string) => unknown, messages: unknown[]) {
   send(
     messages[0],
     `\n${messages
@@ -347,11 +315,22 @@ describe('calls wait for the client roots whatever order the client sent things 
     expect(textOf(line)).not.toContain('outside the client roots');
   };
 
+  it('initialized, then the call, in one write', async () => {
+    const { send, answer, initialize, outside } = await narrowed();
+    send(initialize);
+    await answer('init');
+    sendTogether(send, [
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      call(1, 'read_file', { path: outside }),
+    ]);
+    refusedOutside(await answer(1));
+  });
+
   it('the call before initialized, in one write', async () => {
     const { send, answer, initialize, outside, inside } = await narrowed();
     send(initialize);
     await answer('init');
-    transport_write(send, [
+    sendTogether(send, [
       call(1, 'read_file', { path: outside }),
       { jsonrpc: '2.0', method: 'notifications/initialized' },
     ]);
@@ -360,7 +339,7 @@ describe('calls wait for the client roots whatever order the client sent things 
 
   it('initialize and initialized in one write (pipelined), the call after', async () => {
     const { send, answer, initialize, outside, inside } = await narrowed();
-    transport_write(send, [initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    sendTogether(send, [initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }]);
     await answer('init');
     send(call(1, 'read_file', { path: outside }));
     refusedOutside(await answer(1));

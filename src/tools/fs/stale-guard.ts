@@ -48,10 +48,9 @@ export class StaleGuard {
    */
   rememberWrite(target: ResolvedPath, content: Uint8Array | string): void {
     const cache = this.#cache;
-    if (!cache) return;
-    if (cache.recordContent) cache.recordContent(target.absolute, content);
-    else if (cache.recordWrite) cache.recordWrite(target.absolute, sha256(content));
-    else cache.record(target.absolute, sha256(content));
+    if (cache && !cache.recordContent && cache.recordWrite)
+      cache.recordWrite(target.absolute, sha256(content));
+    else this.remember(target, content);
   }
 
   /** As `remember`, for a hash computed while the file was streamed. */
