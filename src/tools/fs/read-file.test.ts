@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -141,7 +141,14 @@ describe('read_file (FR-TOOL-READ-01)', () => {
               }
             }
             // Somewhere that exists (the root or a directory of the tree), then names never created.
-            const dirs = ['', ...files.filter((f) => f.length > 1).map((f) => f.slice(0, -1).join('/'))];
+            // A directory as made, not as meant: a name taken by a file first stays a file.
+            const dirs = [
+              '',
+              ...files
+                .filter((f) => f.length > 1)
+                .map((f) => f.slice(0, -1).join('/'))
+                .filter((d) => statSync(path.join(root, d), { throwIfNoEntry: false })?.isDirectory()),
+            ];
             const base = dirs[pick % dirs.length] as string;
             const missing = [base, ...tail.map((t) => `missing_${t}`)].filter(Boolean).join('/');
             const before = readdirSync(root, { recursive: true }).sort();
