@@ -52,20 +52,13 @@ import {
   takenOver,
 } from './journal-records.js';
 import { makeDirs } from './make-dirs.js';
-import { ownerAlive, thisProcess } from './process-identity.js';
+import { thisProcess } from './process-identity.js';
 import { migrate } from './schema.js';
-import { StagingFiles } from './staging-files.js';
-import { WalIndexHeader } from './wal-index-header.js';
 import { WalSync } from './wal-sync.js';
 
-/**
- * Staged batches are folded when this many wait, or this many bytes of them, or this long after the
- * first (see #foldSoon). A fold costs its event loop about 15 µs a batch: a few ms at most, and a
- * staged batch is as durable as a folded one, so nothing is gained by folding sooner.
- */
-const FOLD_AT = 256;
-const FOLD_AT_BYTES = 4 << 20;
-const FOLD_AFTER_MS = 1000;
+/** Staged batches are folded when this many wait, or this long after the first (see #foldSoon). */
+const FOLD_AT = 64;
+const FOLD_AFTER_MS = 100;
 /** Commits between checkpoints (SQLite's own default is every 1,000 pages; most commits write 1 to 4). */
 const CHECKPOINT_EVERY = 300;
 
@@ -78,11 +71,7 @@ interface StagedBatch {
   options: BeginBatchOptions;
   now: number;
   owner: string;
-  /** Read-cache changes that ride with the batch (they were due in its commit: see #pendingReads). */
-  reads?: PendingRead[];
 }
-
-type PendingRead = { session: string; path: string; record: ReadRecord | null };
 
 /** Turns SQLite's error codes into what a person can act on. */
 export function explainSqliteError(error: unknown, file: string): JournalError {
@@ -175,16 +164,6 @@ export class SqliteJournal implements Journal {
   #rateIndexReady = false;
   /** Batches this process staged and has not folded yet (see recordFinishedBatch). */
   #staged = 0;
-  /** How much of it, in bytes (what this process holds in memory until it folds). */
-  #stagedBytes = 0;
-  /** Where read-only batches are staged, one line each (undefined: in SQLite, staged_batches). */
-  readonly #files: StagingFiles | undefined;
-  /** Batches this process staged in its file and has not folded yet, in order, with where each ends. */
-  #inFile: { batch: StagedBatch; end: number }[] = [];
-  /** The WAL-index header, to tell without SQLite that nobody committed (see #freshDataVersion). */
-  readonly #walIndex: WalIndexHeader | undefined;
-  /** Other processes' staging files, all folded, whose owners are gone: removed once the fold commits. */
-  #spent: string[] = [];
   #foldScheduled = false;
   #foldTimer: NodeJS.Timeout | undefined;
   #commits = 0;
@@ -201,8 +180,6 @@ export class SqliteJournal implements Journal {
     this.#stmt = this.prepare();
     this.#transaction = db.transaction((fn: () => unknown) => fn());
     this.#wal = location === ':memory:' ? undefined : new WalSync(location);
-    this.#files = location === ':memory:' ? undefined : StagingFiles.open(location, this.#owner);
-    this.#walIndex = location === ':memory:' ? undefined : new WalIndexHeader(location);
   }
 
   static open(file: string, options: { busyTimeoutMs?: number } = {}): SqliteJournal {
@@ -351,12 +328,6 @@ export class SqliteJournal implements Journal {
       ),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       stage: db.prepare('INSERT INTO staged_batches (body) VALUES (?)'),
-      batchExists: db.prepare('SELECT 1 FROM batches WHERE id = ?').pluck(),
-      stagedFiles: db.prepare('SELECT name, folded FROM staged_files'),
-      setStagedFile: db.prepare(
-        'INSERT INTO staged_files (name, folded) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET folded = excluded.folded',
-      ),
-      forgetStagedFile: db.prepare('DELETE FROM staged_files WHERE name = ?'),
       stagedBatches: db.prepare('SELECT seq, body FROM staged_batches ORDER BY seq'),
       clearStaged: db.prepare('DELETE FROM staged_batches WHERE seq <= ?'),
       countStaged: db.prepare('SELECT count(*) FROM staged_batches').pluck(),
@@ -412,7 +383,7 @@ export class SqliteJournal implements Journal {
    * its call runs; the call's result is the next commit, so they ride in it instead of paying a
    * commit of their own, and are exactly as durable as that result.
    */
-  readonly #pendingReads = new Map<string, PendingRead>();
+  readonly #pendingReads = new Map<string, { session: string; path: string; record: ReadRecord | null }>();
 
   /**
    * Runs one write transaction, turning SQLite errors into JournalErrors. Batches this process
@@ -434,7 +405,7 @@ export class SqliteJournal implements Journal {
         }
         return fn();
       }) as T;
-      if (fold) this.#folded();
+      if (fold) this.#staged = 0;
       if (++this.#commits >= CHECKPOINT_EVERY) this.#checkpointSoon();
       for (const r of reads ?? []) {
         const key = readKey(r.session, r.path);
@@ -453,104 +424,6 @@ export class SqliteJournal implements Journal {
    * `unreadableStaged()`, and never stops the rows after it or any other write.
    */
   #foldStaged(): void {
-    this.#foldRows();
-    this.#foldOwnFile();
-    this.#foldOtherFiles();
-  }
-
-  /** After a commit that folded: what this process staged is in batches and calls now. */
-  #folded(): void {
-    this.#staged = 0;
-    this.#stagedBytes = 0;
-    this.#inFile = [];
-    for (const name of this.#spent) this.#files?.remove(name);
-    this.#spent = [];
-    this.#files?.rotateIfLarge();
-  }
-
-  /**
-   * Inside the fold's transaction: this process's own staged lines, from memory (a reader elsewhere
-   * may have folded some already: those are skipped), and how far its file is folded now.
-   */
-  #foldOwnFile(): void {
-    const last = this.#inFile.at(-1);
-    const own = this.#files?.own;
-    if (!last || !own) return;
-    for (const { batch } of this.#inFile)
-      this.#foldOrKeep(
-        () => this.#foldBatch(batch),
-        () => JSON.stringify(batch),
-      );
-    this.#stmt.setStagedFile.run(own.name, last.end);
-  }
-
-  /**
-   * Inside the fold's transaction: every other staging file's whole lines not folded yet, whoever
-   * wrote them (a live process's too: nobody reads around a staged batch). A line that cannot be
-   * folded is kept as a damaged staged row (see #foldRows). A file whose owner is gone, folded to
-   * its end, is removed after the commit; the half line a crash left at its end was never answered.
-   */
-  #foldOtherFiles(): void {
-    this.#spent = [];
-    const files = this.#files;
-    if (!files) return;
-    const others = files.others();
-    const folded = new Map(
-      (this.#stmt.stagedFiles.all() as { name: string; folded: number }[]).map((r) => [r.name, r.folded]),
-    );
-    for (const name of folded.keys())
-      if (name !== files.own?.name && !others.some((f) => f.name === name))
-        this.#stmt.forgetStagedFile.run(name);
-    for (const file of others) {
-      const from = folded.get(file.name) ?? 0;
-      const gone = !ownerAlive(file.owner);
-      if (file.size > from) {
-        const read = files.read(file.name, from);
-        if (read.gone) continue;
-        for (const { text } of read.lines)
-          this.#foldOrKeep(
-            () => this.#foldBatch(JSON.parse(text) as StagedBatch),
-            () => text,
-          );
-        let upTo = read.lines.at(-1)?.end ?? from;
-        if (gone && read.partial) upTo = file.size;
-        if (upTo > from) this.#stmt.setStagedFile.run(file.name, upTo);
-        if (!gone || read.more || upTo < file.size) continue;
-      } else if (!gone) continue;
-      this.#spent.push(file.name);
-    }
-  }
-
-  /**
-   * One staged batch in a savepoint of its own. One that cannot be folded (damage: nothing but this
-   * code writes them) is kept as a staged row, named by unreadableStaged() from the next fold on,
-   * and stops nothing else.
-   */
-  #foldOrKeep(fold: () => void, body: () => string): void {
-    this.#savepoint ??= this.#db.transaction((fn: () => void) => fn());
-    try {
-      this.#savepoint(fold);
-    } catch (error) {
-      this.#rethrowIfNotTheRow(error);
-      this.#nextSeq.clear(); // message numbers counted in memory were rolled back with it
-      this.#stmt.stage.run(body());
-    }
-  }
-
-  #savepoint: ((fn: () => void) => void) | undefined;
-
-  /** A staged batch into batches and calls, with the reads that rode with it; once only. */
-  #foldBatch(b: StagedBatch): void {
-    if (this.#stmt.batchExists.get(b.id) !== undefined) return;
-    this.#insertBatch(b.id, b.session, b.calls, b.options, b.now, b.finished, b.owner);
-    for (const r of b.reads ?? []) {
-      if (r.record) this.#stmt.putRead.run(r.session, r.path, r.record.sha256, r.record.readAt);
-      else this.#stmt.deleteRead.run(r.session, r.path);
-    }
-  }
-
-  /** The staged rows in SQLite (staged there when no file could take them, or damaged lines). */
-  #foldRows(): void {
     const rows = this.#stmt.stagedBatches.all() as { seq: number; body: string }[];
     const last = rows.at(-1);
     if (!last) {
@@ -612,30 +485,13 @@ export class SqliteJournal implements Journal {
   }
 
   #insertStaged(body: string): void {
-    this.#foldBatch(JSON.parse(body) as StagedBatch);
+    const b = JSON.parse(body) as StagedBatch;
+    this.#insertBatch(b.id, b.session, b.calls, b.options, b.now, b.finished, b.owner);
   }
 
-  /**
-   * One line in this process's staging file, or where there is none, one row in one commit; either
-   * way on disk before anyone sees a result. Batches and calls get it off the reply's path. The
-   * read records waiting for the next commit ride in the line (they are as durable as it is).
-   */
+  /** One row in one commit (one WAL page for a small batch); batches and calls get it off the reply's path. */
   #stage(batch: StagedBatch): void {
-    const files = this.#files;
-    const reads = this.#pendingReads.size === 0 ? undefined : [...this.#pendingReads.values()];
-    const staged = reads ? { ...batch, reads } : batch;
-    const line = `${JSON.stringify(staged)}\n`;
-    this.#stagedBytes += line.length;
-    if (!this.#closed && files?.append(line)) {
-      for (const r of reads ?? []) {
-        const key = readKey(r.session, r.path);
-        if (this.#pendingReads.get(key) === r) this.#pendingReads.delete(key);
-      }
-      this.#inFile.push({ batch: staged, end: files.own?.size ?? 0 });
-    } else {
-      // After what this process staged in its file (folded first), so messages keep their order.
-      this.#commit(() => this.#stmt.stage.run(JSON.stringify(batch)), this.#inFile.length > 0);
-    }
+    this.#commit(() => this.#stmt.stage.run(JSON.stringify(batch)), false);
     this.#staged++;
     this.#foldSoon();
   }
@@ -669,7 +525,7 @@ export class SqliteJournal implements Journal {
    * writes and close() fold at once, so nobody ever reads around a staged batch.
    */
   #foldSoon(): void {
-    if (this.#staged >= FOLD_AT || this.#stagedBytes >= FOLD_AT_BYTES) {
+    if (this.#staged >= FOLD_AT) {
       clearTimeout(this.#foldTimer);
       this.#foldTimer = undefined;
       if (!this.#foldScheduled) {
@@ -720,27 +576,12 @@ export class SqliteJournal implements Journal {
   /** Before reading batches, calls or messages: none of them is still staged, here or by a process that died. */
   #foldForRead(): void {
     // Rows known to be unreadable are not worth a write lock on every read: only new ones are.
-    if (
-      this.#staged === 0 &&
-      (this.#stmt.countStaged.get() as number) <= this.#stuck.size &&
-      !this.#othersStaged()
-    )
-      return;
+    if (this.#staged === 0 && (this.#stmt.countStaged.get() as number) <= this.#stuck.size) return;
     try {
       this.#commit(() => undefined, true);
     } catch {
       // A reader that cannot write now (busy, read-only file) reads what is folded.
     }
-  }
-
-  /** Whether another staging file holds whole lines not folded yet (any process's, live or gone). */
-  #othersStaged(): boolean {
-    const others = this.#files?.others();
-    if (!others?.length) return false;
-    const folded = new Map(
-      (this.#stmt.stagedFiles.all() as { name: string; folded: number }[]).map((r) => [r.name, r.folded]),
-    );
-    return others.some((f) => f.size > (folded.get(f.name) ?? 0));
   }
 
   /**
@@ -1078,12 +919,6 @@ export class SqliteJournal implements Journal {
   getReadRecord(session: string, file: string): ReadRecord | undefined {
     const pending = this.#pendingReads.get(readKey(session, file));
     if (pending) return pending.record ?? undefined;
-    // Newer than the table: what rides in this process's staged lines, then in other processes'.
-    for (let i = this.#inFile.length - 1; i >= 0; i--) {
-      const staged = this.#inFile[i]?.batch.reads?.findLast((r) => r.session === session && r.path === file);
-      if (staged) return staged.record ?? undefined;
-    }
-    if (this.#othersStaged()) this.#foldForRead();
     const row = this.#stmt.getRead.get(session, file) as { sha256: string; read_at: number } | undefined;
     return row ? { sha256: row.sha256, readAt: row.read_at } : undefined;
   }
@@ -1165,25 +1000,8 @@ export class SqliteJournal implements Journal {
   #dataVersion(): number {
     const moment = this.#moment;
     if (moment?.version !== undefined) return moment.version;
-    const version = this.#freshDataVersion();
-    if (moment) moment.version = version;
-    return version;
-  }
-
-  /** The last data_version asked for, with the WAL-index header as it was just before asking. */
-  #lastAsked: { header: Buffer; version: number } | undefined;
-
-  /**
-   * data_version now. Where the WAL-index header has not changed by a byte since it was read just
-   * before the last query, nobody has committed since, and that query's answer stands (one pread;
-   * see wal-index-header.ts). Otherwise SQLite is asked.
-   */
-  #freshDataVersion(): number {
-    const last = this.#lastAsked;
-    if (last && this.#walIndex?.unchangedSince(last.header)) return last.version;
-    const header = this.#walIndex?.read(); // before the query: a commit in between shows as a change
     const version = this.#stmt.dataVersion.get() as number;
-    this.#lastAsked = header ? { header, version } : undefined;
+    if (moment) moment.version = version;
     return version;
   }
 
@@ -1356,10 +1174,8 @@ export class SqliteJournal implements Journal {
     try {
       // Nothing recorded is dropped: read records are written, staged batches folded.
       if (this.#pendingReads.size > 0 || this.#staged > 0) this.#write(() => undefined);
-      this.#files?.removeOwn(); // all of it is in batches and calls now
     } catch {
-      // A journal that cannot write any more: what it staged stays for the next opener to fold.
-      this.#files?.closeOwn();
+      // A journal that cannot write any more: the calls' results could not be recorded either.
     }
     try {
       pendingFileSyncs.flushSync(); // files still being flushed reach the disk before rows about them
@@ -1370,7 +1186,6 @@ export class SqliteJournal implements Journal {
       this.#closed = true;
       clearTimeout(this.#foldTimer);
       this.#wal?.close();
-      this.#walIndex?.close();
       this.#db.close();
     }
   }

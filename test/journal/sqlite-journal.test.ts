@@ -24,7 +24,7 @@ describe('SqliteJournal', () => {
       journalMode: 'wal',
       synchronous: 1,
       busyTimeoutMs: 5000,
-      schemaVersion: 12,
+      schemaVersion: 11,
     });
     j.close();
   });
