@@ -137,16 +137,28 @@ export class SyncPg {
     const seq = ++this.#seq;
     Atomics.store(flag, 0, 0);
     port.postMessage({ ...request, seq });
-    if (Atomics.wait(flag, 0, 0, timeoutMs) === 'timed-out') {
-      // The connection is in an unknown state: it is not used again (the next request makes one).
+    // Until the flag is raised, not merely until a wake-up: the worker raises it and then notifies,
+    // so the previous answer's notify can arrive after this request began waiting.
+    const deadline = performance.now() + timeoutMs;
+    while (Atomics.load(flag, 0) === 0) {
+      const left = deadline - performance.now();
+      if (left <= 0 || Atomics.wait(flag, 0, 0, left) === 'timed-out') {
+        // The connection is in an unknown state: it is not used again (the next request makes one).
+        this.#drop();
+        throw new JournalError(
+          `PostgreSQL did not answer within ${timeoutMs} ms; check the server (this connection is dropped; the next write makes a new one)`,
+          { outcomeUnknown: true },
+        );
+      }
+    }
+    const message = receiveMessageOnPort(port)?.message as PgAnswer | undefined;
+    if (!message) {
       this.#drop();
       throw new JournalError(
-        `PostgreSQL did not answer within ${timeoutMs} ms; check the server (this connection is dropped; the next write makes a new one)`,
+        'the PostgreSQL journal worker raised its flag with no answer; the connection is dropped (the next request makes a new one)',
         { outcomeUnknown: true },
       );
     }
-    const message = receiveMessageOnPort(port)?.message as PgAnswer | undefined;
-    if (!message) throw new JournalError('the PostgreSQL journal worker answered nothing');
     if (message.seq !== seq) {
       // Never used as this request's answer: the connection is in an unknown state, and is dropped.
       this.#drop();
