@@ -75,6 +75,7 @@ interface StagedBatch {
 
 /** Turns SQLite's error codes into what a person can act on. */
 export function explainSqliteError(error: unknown, file: string): JournalError {
+  if (error instanceof JournalError) return error; // already says what is wrong (thrown inside a write)
   const code = (error as { code?: string }).code ?? '';
   const message = (error as Error).message;
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
@@ -1128,10 +1129,13 @@ export class SqliteJournal implements Journal {
     decide: (call: CallRecord) => Settlement,
     worker?: string,
   ) {
-    const record = settleable(this.batch(batchId), batchId, this.location, Date.now(), worker);
+    this.#foldForRead(); // (a batch being settled is never staged; others' staged rows fold first)
     const now = Date.now();
     const results: ToolResult[] = [];
     this.#write(() => {
+      // Checked inside the write: a settle or discard by another process cannot land in between.
+      const row = this.#stmt.batch.get(batchId) as BatchRow | undefined;
+      const record = settleable(row ? this.#toRecord(row) : undefined, batchId, this.location, now, worker);
       for (const call of record.calls) {
         const outcome = decide(call);
         if (!outcome) {

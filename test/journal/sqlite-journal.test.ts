@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { JournalError } from '../../src/journal/journal.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { orphanBatches } from '../helpers/orphan-batches.js';
 import { makeTempDir } from '../helpers/workspace.js';
 import { journalConformance, streamingConformance } from './journal-conformance.js';
 
@@ -79,5 +80,41 @@ describe('SqliteJournal', () => {
     const id = j.beginBatch('s', [{ id: 'a', name: 't', arguments: {} }]);
     expect(j.incompleteBatches().map((b) => b.id)).toEqual([id]);
     j.close();
+  });
+
+  it('settling checks the batch inside its own write: a discard by another process just before it is never overwritten (review lead L5)', () => {
+    const file = path.join(makeTempDir(), 'j.db');
+    const seed = SqliteJournal.open(file);
+    const id = seed.beginBatch('s', [{ id: 'a', name: 'write_file', arguments: {} }]);
+    seed.markRunning(id, 0);
+    seed.close();
+    orphanBatches(file);
+    const a = SqliteJournal.open(file);
+    const b = SqliteJournal.open(file);
+    // Another process discards the batch right after this one looked at it (through `batch()`).
+    const look = a.batch.bind(a);
+    let discarded = false;
+    a.batch = (batchId: string) => {
+      const record = look(batchId);
+      if (!discarded) {
+        discarded = true;
+        b.discardBatch(batchId);
+      }
+      return record;
+    };
+    let resumed: unknown;
+    try {
+      resumed = a.resumeBatch(id);
+    } catch (error) {
+      resumed = error;
+    }
+    const after = b.batch(id);
+    if (discarded) {
+      expect(resumed).toBeInstanceOf(Error); // it saw the discard, inside its write
+      expect(after?.status).toBe('discarded');
+    } else expect(after?.status).toBe('resumed'); // it never looked outside its write
+    expect(after?.calls[0]?.status).not.toBe('done');
+    b.close();
+    a.close();
   });
 });
