@@ -1129,11 +1129,12 @@ export class SqliteJournal implements Journal {
     decide: (call: CallRecord) => Settlement,
     worker?: string,
   ) {
-    this.#foldForRead(); // (a batch being settled is never staged; others' staged rows fold first)
     const now = Date.now();
     const results: ToolResult[] = [];
-    this.#write(() => {
-      // Checked inside the write: a settle or discard by another process cannot land in between.
+    // One transaction: staged batches (any process's) folded first, so the session's messages keep
+    // their order; then the batch checked, so a settle or discard by another process cannot land
+    // between the check and the write.
+    this.#commit(() => {
       const row = this.#stmt.batch.get(batchId) as BatchRow | undefined;
       const record = settleable(row ? this.#toRecord(row) : undefined, batchId, this.location, now, worker);
       for (const call of record.calls) {
@@ -1151,7 +1152,7 @@ export class SqliteJournal implements Journal {
         results.push(outcome.result);
       }
       this.#stmt.finishBatch.run(status, now, batchId);
-    });
+    }, true);
     this.#sessionOf.delete(batchId);
     return results;
   }
