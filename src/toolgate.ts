@@ -30,6 +30,7 @@ import { JournalReadCache } from './journal/journal-read-cache.js';
 import { JournalTodoStore } from './journal/journal-todo-store.js';
 import { DEFAULT_LEASE_MS, keepLease } from './journal/keep-lease.js';
 import { thisProcess } from './journal/process-identity.js';
+import { StagingFiles } from './journal/staging-files.js';
 import { planBatch } from './plan/plan-batch.js';
 import { SchemaValidator } from './plan/schema-validator.js';
 import { hintForAsk } from './policy/allow-hint.js';
@@ -179,10 +180,12 @@ export class Toolgate {
         this.journal ? journalLedger(this.journal) : undefined,
       );
     }
-    // The journal file (and its WAL/SHM companions) is toolgate's own state: never a tool's.
+    // The journal file (and its WAL/SHM companions, its staging files) is toolgate's own state: never a tool's.
+    const ownDirs: string[] = [];
     if (options.journal?.file) {
       const file = path.resolve(baseDir, options.journal.file);
       deniedFiles.push(file, `${file}-wal`, `${file}-shm`, `${file}-journal`);
+      ownDirs.push(StagingFiles.dirFor(file));
     }
     if (options.configFile) deniedFiles.push(path.resolve(baseDir, options.configFile));
     // So is the memory store, wherever [tools.memory] file puts it (the default is under .toolgate/).
@@ -204,6 +207,7 @@ export class Toolgate {
       includeDefaultDenies: sandboxConfig.include_default_denies,
       deniedFiles,
       deniedDirs: vaults,
+      ownDirs,
     });
     this.policy = new PolicyEngine(this.config.tools, options.configFile);
     this.configWhere = options.configFile
@@ -215,7 +219,8 @@ export class Toolgate {
         : builtinTools(this.config, {
             readCache: options.readCache ?? this.#defaultReadCache(),
             roots: this.sandbox.roots,
-            deniedFiles,
+            // The OS sandbox hides a denied directory as it hides a file.
+            deniedFiles: [...deniedFiles, ...ownDirs],
             deniedDirs: vaults,
             baseDir: vaultBase,
             todos: this.#todos,

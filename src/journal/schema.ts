@@ -133,6 +133,15 @@ const MIGRATIONS: readonly string[] = [
     body TEXT NOT NULL
   );
   `,
+  // Read-only batches staged in a file per process instead (staging-files.ts): how far each file
+  // is folded, so every process folds every line once.
+  `
+  CREATE TABLE staged_files (
+    name TEXT PRIMARY KEY,
+    folded INTEGER NOT NULL,
+    seen INTEGER NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

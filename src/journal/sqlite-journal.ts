@@ -54,11 +54,18 @@ import {
 import { makeDirs } from './make-dirs.js';
 import { thisProcess } from './process-identity.js';
 import { migrate } from './schema.js';
+import { StagingFiles } from './staging-files.js';
+import { WalIndexHeader } from './wal-index-header.js';
 import { WalSync } from './wal-sync.js';
 
-/** Staged batches are folded when this many wait, or this long after the first (see #foldSoon). */
-const FOLD_AT = 64;
-const FOLD_AFTER_MS = 100;
+/**
+ * Staged batches are folded when this many wait, or this many bytes of them, or this long after the
+ * first (see #foldSoon). A fold costs its event loop about 15 µs a batch: a few ms at most, and a
+ * staged batch is as durable as a folded one, so nothing is gained by folding sooner.
+ */
+const FOLD_AT = 256;
+const FOLD_AT_BYTES = 4 << 20;
+const FOLD_AFTER_MS = 1000;
 /** Commits between checkpoints (SQLite's own default is every 1,000 pages; most commits write 1 to 4). */
 const CHECKPOINT_EVERY = 300;
 
@@ -71,7 +78,23 @@ interface StagedBatch {
   options: BeginBatchOptions;
   now: number;
   owner: string;
+  /** Read-cache changes that ride with the batch (they were due in its commit: see #pendingReads). */
+  reads?: PendingRead[];
 }
+
+type PendingRead = { session: string; path: string; record: ReadRecord | null };
+
+/** When a staged line's batch finished (0 for a line that cannot be read: it is kept as damaged). */
+function stagedAt(text: string): number {
+  try {
+    const now = (JSON.parse(text) as { now?: unknown }).now;
+    return typeof now === 'number' ? now : 0;
+  } catch {
+    return 0;
+  }
+}
+/** How far a staging file is folded, and how big it was when last looked at. */
+type StagedFileMark = { name: string; folded: number; seen: number };
 
 /** Turns SQLite's error codes into what a person can act on. */
 export function explainSqliteError(error: unknown, file: string): JournalError {
@@ -165,6 +188,15 @@ export class SqliteJournal implements Journal {
   #rateIndexReady = false;
   /** Batches this process staged and has not folded yet (see recordFinishedBatch). */
   #staged = 0;
+  /** How much of it, in bytes (what this process holds in memory until it folds). */
+  #stagedBytes = 0;
+  /** Where read-only batches are staged, one line each (undefined: in SQLite, staged_batches). */
+  readonly #files: StagingFiles | undefined;
+  /** Batches this process staged in its file and has not folded yet, in order, with where each ends. */
+  #inFile: { batch: StagedBatch; line: string; end: number }[] = [];
+  /** The WAL-index header, to tell without SQLite that nobody committed (see #freshDataVersion). */
+  readonly #walIndex: WalIndexHeader | undefined;
+
   #foldScheduled = false;
   #foldTimer: NodeJS.Timeout | undefined;
   #commits = 0;
@@ -174,16 +206,19 @@ export class SqliteJournal implements Journal {
   readonly #nextSeq = new Map<string, number>();
   #firstSession: string | undefined;
 
-  private constructor(location: string, db: Database.Database) {
+  private constructor(location: string, db: Database.Database, uid: number | undefined) {
     this.location = location;
     this.file = location === ':memory:' ? undefined : location;
     this.#db = db;
     this.#stmt = this.prepare();
     this.#transaction = db.transaction((fn: () => unknown) => fn());
     this.#wal = location === ':memory:' ? undefined : new WalSync(location);
+    this.#files = location === ':memory:' ? undefined : StagingFiles.open(location, this.#owner, uid);
+    this.#walIndex = location === ':memory:' ? undefined : new WalIndexHeader(location);
   }
 
-  static open(file: string, options: { busyTimeoutMs?: number } = {}): SqliteJournal {
+  /** `uid`: the user this process acts as, for whose staging folder it may write (default: its own). */
+  static open(file: string, options: { busyTimeoutMs?: number; uid?: number } = {}): SqliteJournal {
     let db: Database.Database | undefined;
     if (file !== ':memory:') {
       try {
@@ -207,7 +242,7 @@ export class SqliteJournal implements Journal {
       migrate(db);
       // Touch the file's header and schema now, so a damaged file fails here, before any batch.
       db.prepare('SELECT count(*) FROM batches').get();
-      const journal = new SqliteJournal(file, db);
+      const journal = new SqliteJournal(file, db, options.uid ?? process.getuid?.());
       journal.#foldForRead(); // batches a process staged before it died
       return journal;
     } catch (error) {
@@ -318,7 +353,8 @@ export class SqliteJournal implements Journal {
       messages: db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY seq'),
       getRead: db.prepare('SELECT sha256, read_at FROM read_cache WHERE session_id = ? AND path = ?'),
       putRead: db.prepare(
-        'INSERT INTO read_cache (session_id, path, sha256, read_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, path) DO UPDATE SET sha256 = excluded.sha256, read_at = excluded.read_at',
+        // The newest read wins, whichever process's fold writes it last (review M2).
+        'INSERT INTO read_cache (session_id, path, sha256, read_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, path) DO UPDATE SET sha256 = excluded.sha256, read_at = excluded.read_at WHERE excluded.read_at >= read_cache.read_at',
       ),
       deleteRead: db.prepare('DELETE FROM read_cache WHERE session_id = ? AND path = ?'),
       listGrants: db.prepare(
@@ -329,6 +365,12 @@ export class SqliteJournal implements Journal {
       ),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       stage: db.prepare('INSERT INTO staged_batches (body) VALUES (?)'),
+      batchExists: db.prepare('SELECT 1 FROM batches WHERE id = ?').pluck(),
+      stagedFiles: db.prepare('SELECT name, folded, seen FROM staged_files'),
+      setStagedFile: db.prepare(
+        'INSERT INTO staged_files (name, folded, seen) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET folded = excluded.folded, seen = excluded.seen',
+      ),
+      forgetStagedFile: db.prepare('DELETE FROM staged_files WHERE name = ?'),
       stagedBatches: db.prepare('SELECT seq, body FROM staged_batches ORDER BY seq'),
       clearStaged: db.prepare('DELETE FROM staged_batches WHERE seq <= ?'),
       countStaged: db.prepare('SELECT count(*) FROM staged_batches').pluck(),
@@ -384,7 +426,7 @@ export class SqliteJournal implements Journal {
    * its call runs; the call's result is the next commit, so they ride in it instead of paying a
    * commit of their own, and are exactly as durable as that result.
    */
-  readonly #pendingReads = new Map<string, { session: string; path: string; record: ReadRecord | null }>();
+  readonly #pendingReads = new Map<string, PendingRead>();
 
   /**
    * Runs one write transaction, turning SQLite errors into JournalErrors. Batches this process
@@ -406,7 +448,7 @@ export class SqliteJournal implements Journal {
         }
         return fn();
       }) as T;
-      if (fold) this.#staged = 0;
+      if (fold) this.#folded();
       if (++this.#commits >= CHECKPOINT_EVERY) this.#checkpointSoon();
       for (const r of reads ?? []) {
         const key = readKey(r.session, r.path);
@@ -425,6 +467,110 @@ export class SqliteJournal implements Journal {
    * `unreadableStaged()`, and never stops the rows after it or any other write.
    */
   #foldStaged(): void {
+    this.#foldRows();
+    this.#foldLines();
+  }
+
+  /**
+   * Inside the fold's transaction: this process's staged lines and every other file's, folded in
+   * the order they were staged (the batch's time, then as written), so a session's messages keep
+   * their order when it spans processes (review M2); then how far each file is folded.
+   */
+  #foldLines(): void {
+    const lines: { text: string; now: number }[] = this.#inFile.map((f) => ({
+      text: f.line,
+      now: f.batch.now,
+    }));
+    const marks = this.#readOtherFiles(lines);
+    lines.sort((a, b) => a.now - b.now); // stable: lines of one time keep the order they were read in
+    for (const { text } of lines)
+      this.#foldOrKeep(
+        () => this.#foldBatch(JSON.parse(text) as StagedBatch),
+        () => text.trimEnd(),
+      );
+    const own = this.#files?.own;
+    const last = this.#inFile.at(-1);
+    if (own && last) this.#stmt.setStagedFile.run(own.name, last.end, last.end);
+    for (const [name, folded, seen] of marks) this.#stmt.setStagedFile.run(name, folded, seen);
+  }
+
+  /** After a commit that folded: what this process staged is in batches and calls now. */
+  #folded(): void {
+    this.#staged = 0;
+    this.#stagedBytes = 0;
+    this.#inFile = [];
+    this.#files?.rotateIfLarge();
+  }
+
+  /**
+   * Inside the fold's transaction: this process's own staged lines, from memory (a reader elsewhere
+   * may have folded some already: those are skipped), and how far its file is folded now.
+   */
+
+  /**
+   * Inside the fold's transaction: every other staging file's whole lines not folded yet, whoever
+   * wrote them (a live process's too: nobody reads around a staged batch), for #foldLines; and how
+   * far each file will be folded then. Another process's file is never removed
+   * and its half line never dropped: a process in another PID or host namespace (a container sharing
+   * the folder) looks gone from here while it still writes (review H2). `seen` is the size looked
+   * at, so a half line that never grows is not looked at again by every reader (review L4).
+   */
+  #readOtherFiles(into: { text: string; now: number }[]): [string, number, number][] {
+    const files = this.#files;
+    if (!files) return [];
+    const others = files.others();
+    if (!others) return []; // the folder could not be listed: no mark is forgotten (review M1)
+    const out: [string, number, number][] = [];
+    const marks = this.#stmt.stagedFiles.all() as StagedFileMark[];
+    for (const { name } of marks)
+      if (name !== files.own?.name && !others.some((f) => f.name === name) && files.isGone(name))
+        this.#stmt.forgetStagedFile.run(name);
+    const folded = new Map(marks.map((m) => [m.name, m.folded]));
+    for (const file of others) {
+      let from = folded.get(file.name) ?? 0;
+      if (file.size <= from) continue;
+      for (;;) {
+        const read = files.read(file.name, from);
+        if (read.gone) break;
+        for (const { text } of read.lines) into.push({ text, now: stagedAt(text) });
+        from = read.lines.at(-1)?.end ?? from;
+        if (!read.more || read.lines.length === 0) break; // (never a loop without progress)
+      }
+      out.push([file.name, from, file.size]);
+    }
+    return out;
+  }
+
+  /**
+   * One staged batch in a savepoint of its own. One that cannot be folded (damage: nothing but this
+   * code writes them) is kept as a staged row, named by unreadableStaged() from the next fold on,
+   * and stops nothing else.
+   */
+  #foldOrKeep(fold: () => void, body: () => string): void {
+    this.#savepoint ??= this.#db.transaction((fn: () => void) => fn());
+    try {
+      this.#savepoint(fold);
+    } catch (error) {
+      this.#rethrowIfNotTheRow(error);
+      this.#nextSeq.clear(); // message numbers counted in memory were rolled back with it
+      this.#stmt.stage.run(body());
+    }
+  }
+
+  #savepoint: ((fn: () => void) => void) | undefined;
+
+  /** A staged batch into batches and calls, with the reads that rode with it; once only. */
+  #foldBatch(b: StagedBatch): void {
+    if (this.#stmt.batchExists.get(b.id) !== undefined) return;
+    this.#insertBatch(b.id, b.session, b.calls, b.options, b.now, b.finished, b.owner);
+    for (const r of b.reads ?? []) {
+      if (r.record) this.#stmt.putRead.run(r.session, r.path, r.record.sha256, r.record.readAt);
+      else this.#stmt.deleteRead.run(r.session, r.path);
+    }
+  }
+
+  /** The staged rows in SQLite (staged there when no file could take them, or damaged lines). */
+  #foldRows(): void {
     const rows = this.#stmt.stagedBatches.all() as { seq: number; body: string }[];
     const last = rows.at(-1);
     if (!last) {
@@ -486,13 +632,31 @@ export class SqliteJournal implements Journal {
   }
 
   #insertStaged(body: string): void {
-    const b = JSON.parse(body) as StagedBatch;
-    this.#insertBatch(b.id, b.session, b.calls, b.options, b.now, b.finished, b.owner);
+    this.#foldBatch(JSON.parse(body) as StagedBatch);
   }
 
-  /** One row in one commit (one WAL page for a small batch); batches and calls get it off the reply's path. */
+  /**
+   * One line in this process's staging file, or where there is none, one row in one commit; either
+   * way on disk before anyone sees a result. Batches and calls get it off the reply's path. The
+   * read records waiting for the next commit ride in the line (they are as durable as it is).
+   */
   #stage(batch: StagedBatch): void {
-    this.#commit(() => this.#stmt.stage.run(JSON.stringify(batch)), false);
+    const files = this.#files;
+    const reads = this.#pendingReads.size === 0 ? undefined : [...this.#pendingReads.values()];
+    const staged = reads ? { ...batch, reads } : batch;
+    const line = `${JSON.stringify(staged)}\n`;
+    this.#stagedBytes += line.length * 3; // bytes at most (review M3)
+    if (!this.#closed && files?.append(line)) {
+      for (const r of reads ?? []) {
+        const key = readKey(r.session, r.path);
+        if (this.#pendingReads.get(key) === r) this.#pendingReads.delete(key);
+      }
+      // Folded from the line as written (the objects are the caller's: review L5).
+      this.#inFile.push({ batch: staged, line, end: files.own?.size ?? 0 });
+    } else {
+      // After what this process staged in its file (folded first), so messages keep their order.
+      this.#commit(() => this.#stmt.stage.run(JSON.stringify(batch)), this.#inFile.length > 0);
+    }
     this.#staged++;
     this.#foldSoon();
   }
@@ -526,7 +690,7 @@ export class SqliteJournal implements Journal {
    * writes and close() fold at once, so nobody ever reads around a staged batch.
    */
   #foldSoon(): void {
-    if (this.#staged >= FOLD_AT) {
+    if (this.#staged >= FOLD_AT || this.#stagedBytes >= FOLD_AT_BYTES) {
       clearTimeout(this.#foldTimer);
       this.#foldTimer = undefined;
       if (!this.#foldScheduled) {
@@ -577,12 +741,26 @@ export class SqliteJournal implements Journal {
   /** Before reading batches, calls or messages: none of them is still staged, here or by a process that died. */
   #foldForRead(): void {
     // Rows known to be unreadable are not worth a write lock on every read: only new ones are.
-    if (this.#staged === 0 && (this.#stmt.countStaged.get() as number) <= this.#stuck.size) return;
+    if (
+      this.#staged === 0 &&
+      (this.#stmt.countStaged.get() as number) <= this.#stuck.size &&
+      !this.#othersStaged()
+    )
+      return;
     try {
       this.#commit(() => undefined, true);
     } catch {
       // A reader that cannot write now (busy, read-only file) reads what is folded.
     }
+  }
+
+  /** Whether another staging file holds whole lines not folded yet (any process's, live or gone). */
+  #othersStaged(): boolean {
+    const others = this.#files?.others();
+    if (others === undefined) return this.#files !== undefined; // cannot list: fold to be sure
+    if (others.length === 0) return false;
+    const seen = new Map((this.#stmt.stagedFiles.all() as StagedFileMark[]).map((m) => [m.name, m.seen]));
+    return others.some((f) => f.size > (seen.get(f.name) ?? 0));
   }
 
   /**
@@ -592,6 +770,8 @@ export class SqliteJournal implements Journal {
    */
   async sync(): Promise<void> {
     if (!this.#wal) return;
+    // What this process staged is folded into the WAL first, so the fsync covers it (review L3).
+    if (this.#staged > 0) this.#write(() => undefined);
     // Files written by this process are on disk before the rows that say they were (any session).
     if (!pendingFileSyncs.idle) await pendingFileSyncs.drained();
     try {
@@ -920,6 +1100,13 @@ export class SqliteJournal implements Journal {
   getReadRecord(session: string, file: string): ReadRecord | undefined {
     const pending = this.#pendingReads.get(readKey(session, file));
     if (pending) return pending.record ?? undefined;
+    // Another process's staged lines may hold a newer record than ours: all are folded first, the
+    // newest winning (review M2). Otherwise ours, still staged, is newer than the table.
+    if (this.#othersStaged()) this.#foldForRead();
+    for (let i = this.#inFile.length - 1; i >= 0; i--) {
+      const staged = this.#inFile[i]?.batch.reads?.findLast((r) => r.session === session && r.path === file);
+      if (staged) return staged.record ?? undefined;
+    }
     const row = this.#stmt.getRead.get(session, file) as { sha256: string; read_at: number } | undefined;
     return row ? { sha256: row.sha256, readAt: row.read_at } : undefined;
   }
@@ -1001,8 +1188,25 @@ export class SqliteJournal implements Journal {
   #dataVersion(): number {
     const moment = this.#moment;
     if (moment?.version !== undefined) return moment.version;
-    const version = this.#stmt.dataVersion.get() as number;
+    const version = this.#freshDataVersion();
     if (moment) moment.version = version;
+    return version;
+  }
+
+  /** The last data_version asked for, with the WAL-index header as it was just before asking. */
+  #lastAsked: { header: Buffer; version: number } | undefined;
+
+  /**
+   * data_version now. Where the WAL-index header has not changed by a byte since it was read just
+   * before the last query, nobody has committed since, and that query's answer stands (one pread;
+   * see wal-index-header.ts). Otherwise SQLite is asked.
+   */
+  #freshDataVersion(): number {
+    const last = this.#lastAsked;
+    if (last && this.#walIndex?.unchangedSince(last.header)) return last.version;
+    const header = this.#walIndex?.read(); // before the query: a commit in between shows as a change
+    const version = this.#stmt.dataVersion.get() as number;
+    this.#lastAsked = header ? { header, version } : undefined;
     return version;
   }
 
@@ -1179,8 +1383,10 @@ export class SqliteJournal implements Journal {
     try {
       // Nothing recorded is dropped: read records are written, staged batches folded.
       if (this.#pendingReads.size > 0 || this.#staged > 0) this.#write(() => undefined);
+      this.#files?.removeOwn(); // all of it is in batches and calls now
     } catch {
-      // A journal that cannot write any more: the calls' results could not be recorded either.
+      // A journal that cannot write any more: what it staged stays for the next opener to fold.
+      this.#files?.closeOwn();
     }
     try {
       pendingFileSyncs.flushSync(); // files still being flushed reach the disk before rows about them
@@ -1192,6 +1398,7 @@ export class SqliteJournal implements Journal {
       clearTimeout(this.#foldTimer);
       this.#wal?.close();
       this.#db.close();
+      this.#walIndex?.release(); // after SQLite's own connection: no lock of it is dropped
     }
   }
 }

@@ -22,6 +22,8 @@ export interface SandboxOptions {
    * (`[tools.vault] roots`), which only vault_copyto reads, through a sandbox of their own.
    */
   deniedDirs?: readonly string[];
+  /** Directories of toolgate's own state (the journal's staging files), with everything under them. */
+  ownDirs?: readonly string[];
 }
 
 /** A path that passed FR-VAL-04: canonical, inside `root`, not denied. Use `absolute` for I/O. */
@@ -70,6 +72,7 @@ export class Sandbox {
   #deny: { isDenied: (posixPath: string) => string | undefined; checkAbsolute: boolean } | undefined;
   readonly #deniedFiles: ReadonlySet<string>;
   readonly #deniedDirs: readonly string[];
+  readonly #ownDirs: readonly string[];
   /** Flushes of files written that are still running: the process's own (docs/DURABILITY.md). */
   readonly pendingSyncs: PendingSyncs = pendingFileSyncs;
 
@@ -90,11 +93,13 @@ export class Sandbox {
       : firstRoot;
     this.allowAbsolute = options.allowAbsolute ?? false;
     this.#deniedDirs = (options.deniedDirs ?? []).map((dir) => canonicalOrNot(path.resolve(base, dir)));
+    this.#ownDirs = (options.ownDirs ?? []).map((dir) => canonicalOrNot(path.resolve(base, dir)));
     const patterns = expandPatterns([
       ...TOOLGATE_OWN_PATTERNS,
       ...(options.includeDefaultDenies === false ? [] : DEFAULT_DENIED_PATTERNS),
       ...(options.deniedPatterns ?? []),
       ...dirPatterns(this.#deniedDirs, this.roots),
+      ...rootRelativeDirPatterns(this.#ownDirs, this.roots),
     ]);
     this.#deniedFiles = new Set(
       (options.deniedFiles ?? []).flatMap((file) => deniedFileForms(path.resolve(base, file))),
@@ -136,7 +141,8 @@ export class Sandbox {
     return (
       (this.#deny ?? this.#denials()).isDenied(relative) !== undefined ||
       this.#deniedFiles.has(absolute) ||
-      this.#deniedDirs.some((d) => absolute === d || absolute.startsWith(`${d}${path.sep}`))
+      within(absolute, this.#deniedDirs) ||
+      within(absolute, this.#ownDirs)
     );
   }
 
@@ -178,7 +184,7 @@ export class Sandbox {
         { attempted: input, resolved: relative },
       );
     }
-    if (this.#deniedFiles.has(absolute)) {
+    if (this.#deniedFiles.has(absolute) || within(absolute, this.#ownDirs)) {
       throw violation(`path "${relative}" is toolgate's own configuration or state and cannot be accessed`, {
         attempted: input,
         resolved: relative,
@@ -310,6 +316,28 @@ function isBelow(rel: string): boolean {
  * (grep, glob, list_directory) leave them out too: the absolute form, and the form relative to each
  * root that holds one (a root inside one is wholly denied).
  */
+/**
+ * Patterns for directories inside (or holding) a root, so tools that walk a tree leave them out; an
+ * absolute path is checked with `within` instead (an absolute pattern would make every path check
+ * match absolute paths too).
+ */
+function rootRelativeDirPatterns(dirs: readonly string[], roots: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const dir of dirs) {
+    for (const root of roots) {
+      const rel = path.relative(root, dir);
+      if (rel === '' || root.startsWith(`${dir}${path.sep}`)) out.push('**');
+      else if (isBelow(rel)) out.push(`${literalGlob(rel)}/**`);
+    }
+  }
+  return out;
+}
+
+/** Whether an absolute canonical path is one of the directories or under one. */
+function within(absolute: string, dirs: readonly string[]): boolean {
+  return dirs.some((d) => absolute === d || absolute.startsWith(`${d}${path.sep}`));
+}
+
 function dirPatterns(dirs: readonly string[], roots: readonly string[]): string[] {
   const out: string[] = [];
   for (const dir of dirs) {

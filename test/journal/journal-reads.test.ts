@@ -1,4 +1,6 @@
 import path from 'node:path';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JournalReadCache } from '../../src/journal/journal-read-cache.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
@@ -104,5 +106,63 @@ describe('journal reads on the call path', () => {
     expect(mine.get('/w/a.txt')?.sha256).toBe('old');
     otherProcess.close();
     j.close();
+  });
+
+  it('Property: the mode and grants this connection sees are always what a fresh connection reads, whatever other connections commit meanwhile (the WAL-index shortcut never hides a commit)', () => {
+    type Step =
+      | { kind: 'mode'; mode: 'NORMAL' | 'ALERT' | 'LOCKDOWN' }
+      | { kind: 'grant'; tool: string }
+      | { kind: 'unrelated' }
+      | { kind: 'checkpoint' }
+      | { kind: 'own' }
+      | { kind: 'look' };
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ kind: fc.constant('mode' as const), mode: fc.constantFrom('NORMAL', 'ALERT', 'LOCKDOWN') }),
+      fc.record({ kind: fc.constant('grant' as const), tool: fc.constantFrom('write_file', 'edit_file') }),
+      fc.record({ kind: fc.constant('unrelated' as const) }),
+      fc.record({ kind: fc.constant('checkpoint' as const) }),
+      fc.record({ kind: fc.constant('own' as const) }),
+      fc.record({ kind: fc.constant('look' as const) }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 30 }), (steps) => {
+        const file = path.join(makeTempDir('toolgate-jr-'), 'j.db');
+        const j = SqliteJournal.open(file);
+        const other = SqliteJournal.open(file);
+        const raw = new Database(file); // a plain connection, as another program would use
+        const truth = () => {
+          const fresh = new Database(file, { readonly: true });
+          try {
+            const mode = fresh
+              .prepare('SELECT mode FROM governance_modes ORDER BY seq DESC LIMIT 1')
+              .pluck()
+              .get();
+            const grants = fresh
+              .prepare("SELECT count(*) FROM grants WHERE session_id = 's' OR session_id IS NULL")
+              .pluck()
+              .get();
+            return [mode ?? null, grants];
+          } finally {
+            fresh.close();
+          }
+        };
+        const seen = () => [j.governanceMode()?.mode ?? null, j.listGrants('s').length];
+        let n = 0;
+        for (const st of steps) {
+          if (st.kind === 'mode') other.recordMode(st.mode, 'test', 'ops');
+          else if (st.kind === 'grant')
+            other.addGrant({ tool: st.tool, scope: 'session', session: 's', createdAt: n++ });
+          else if (st.kind === 'unrelated') other.appendMessage('t', 'user', `m${n++}`);
+          else if (st.kind === 'checkpoint') raw.pragma('wal_checkpoint(TRUNCATE)');
+          else if (st.kind === 'own') j.appendMessage('u', 'user', `o${n++}`);
+          else expect(seen()).toEqual(truth());
+        }
+        expect(seen()).toEqual(truth());
+        raw.close();
+        other.close();
+        j.close();
+      }),
+      { numRuns: 150 },
+    );
   });
 });
