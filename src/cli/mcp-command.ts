@@ -3,6 +3,7 @@ import { FastStdioServerTransport } from '../mcp/fast-stdio-transport.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
 import { pendingFileSyncs } from '../sandbox/pending-syncs.js';
 import { createToolgate } from '../toolgate.js';
+import { beforeFirstCall, compileBaselineFromNowOn } from './compile-baseline-now.js';
 import { approverFor, knownToolNamesOnly } from './open-gate.js';
 import { journalPath, openJournalOrStop } from './open-journal.js';
 import { openLogger } from './open-logger.js';
@@ -82,7 +83,9 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
         resolve();
       };
     });
-    await server.connect(new FastStdioServerTransport(process.stdin, process.stdout, callTool));
+    // The first call's code, and everything after, as baseline machine code (compile-baseline-now.ts).
+    const direct = beforeFirstCall(callTool, compileBaselineFromNowOn);
+    await server.connect(new FastStdioServerTransport(process.stdin, process.stdout, direct));
     // The client closing our stdin is the end of the session: close cleanly (exit 0). Without this
     // the process would fall out of its event loop with the session still awaited (exit code 13).
     // Asked to stop (SIGTERM, the terminal gone, Ctrl-C): running calls are cancelled, which stops
@@ -126,6 +129,7 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
       `--session-idle expects a number of seconds of at least 1, got "${options.sessionIdle}"`,
     );
   }
+  compileBaselineFromNowOn(); // a long-lived server: its requests' code as baseline machine code
   await serveMcpHttp(
     options.http,
     serverOptions,
