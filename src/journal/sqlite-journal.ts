@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, constants, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Grant } from '../core/grant.js';
@@ -54,7 +54,7 @@ import {
 import { makeDirs } from './make-dirs.js';
 import { thisProcess } from './process-identity.js';
 import { migrate } from './schema.js';
-import { StagingFiles } from './staging-files.js';
+import { StagingFiles, writerGone } from './staging-files.js';
 import { WalIndexHeader } from './wal-index-header.js';
 import { WalSync } from './wal-sync.js';
 
@@ -82,7 +82,15 @@ interface StagedBatch {
   reads?: PendingRead[];
 }
 
-type PendingRead = { session: string; path: string; record: ReadRecord | null };
+/** A read-cache change; `record: null` forgets the file, `at` (ms) being when (older lines may lack it). */
+type PendingRead = { session: string; path: string; record: ReadRecord | null; at?: number };
+
+/**
+ * A forgotten file is a row with no hash (a tombstone) rather than no row: a record folded late
+ * from another process's line then cannot bring back what was forgotten after it (the newest wins
+ * either way, review 13, 3).
+ */
+const FORGOTTEN = '';
 
 /** When a staged line's batch finished (0 for a line that cannot be read: it is kept as damaged). */
 function stagedAt(text: string): number {
@@ -93,6 +101,26 @@ function stagedAt(text: string): number {
     return 0;
   }
 }
+/**
+ * Lines of several files, each list in the order written, merged by the time each batch was
+ * staged; a list's own order is never changed, whatever its times say.
+ */
+function mergeByTime(lists: readonly { text: string; now: number }[][]): string[] {
+  const heads = lists.map(() => 0);
+  const out: string[] = [];
+  for (;;) {
+    let pick = -1;
+    for (const [i, list] of lists.entries()) {
+      const head = list[heads[i] as number];
+      const best = pick < 0 ? undefined : lists[pick]?.[heads[pick] as number];
+      if (head && (!best || head.now < best.now)) pick = i;
+    }
+    if (pick < 0) return out;
+    out.push((lists[pick] as { text: string }[])[heads[pick] as number]?.text as string);
+    heads[pick] = (heads[pick] as number) + 1;
+  }
+}
+
 /** How far a staging file is folded, and how big it was when last looked at. */
 type StagedFileMark = { name: string; folded: number; seen: number };
 
@@ -130,7 +158,13 @@ export function explainSqliteError(error: unknown, file: string): JournalError {
  * files the database's mode); an existing one that is looser is tightened.
  */
 function keepPrivate(file: string): void {
-  closeSync(openSync(file, 'a', 0o600));
+  // Created, never opened if it exists: closing any descriptor of a file drops every POSIX lock
+  // this process holds on it, those of a connection another journal here has open included.
+  try {
+    closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
   for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
     let mode: number;
     try {
@@ -356,7 +390,6 @@ export class SqliteJournal implements Journal {
         // The newest read wins, whichever process's fold writes it last (review M2).
         'INSERT INTO read_cache (session_id, path, sha256, read_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, path) DO UPDATE SET sha256 = excluded.sha256, read_at = excluded.read_at WHERE excluded.read_at >= read_cache.read_at',
       ),
-      deleteRead: db.prepare('DELETE FROM read_cache WHERE session_id = ? AND path = ?'),
       listGrants: db.prepare(
         "SELECT tool, prefix, scope, session_id, created_at FROM grants WHERE scope = 'project' OR session_id = ? ORDER BY id",
       ),
@@ -442,10 +475,7 @@ export class SqliteJournal implements Journal {
     try {
       const out = this.#transaction.immediate(() => {
         if (fold) this.#foldStaged();
-        for (const r of reads ?? []) {
-          if (r.record) this.#stmt.putRead.run(r.session, r.path, r.record.sha256, r.record.readAt);
-          else this.#stmt.deleteRead.run(r.session, r.path);
-        }
+        for (const r of reads ?? []) this.#applyRead(r, Date.now());
         return fn();
       }) as T;
       if (fold) this.#folded();
@@ -473,24 +503,22 @@ export class SqliteJournal implements Journal {
 
   /**
    * Inside the fold's transaction: this process's staged lines and every other file's, folded in
-   * the order they were staged (the batch's time, then as written), so a session's messages keep
-   * their order when it spans processes (review M2); then how far each file is folded.
+   * the order they were staged across files (the batch's time), so a session's messages keep their
+   * order when it spans processes (review M2), and always in the order written within one file, so
+   * a clock stepped back never reorders one process's own batches (review 13, 5); then how far each
+   * file is folded.
    */
   #foldLines(): void {
-    const lines: { text: string; now: number }[] = this.#inFile.map((f) => ({
-      text: f.line,
-      now: f.batch.now,
-    }));
-    const marks = this.#readOtherFiles(lines);
-    lines.sort((a, b) => a.now - b.now); // stable: lines of one time keep the order they were read in
-    for (const { text } of lines)
+    const own = this.#inFile.map((f) => ({ text: f.line, now: f.batch.now }));
+    const { lists, marks } = this.#readOtherFiles();
+    for (const text of mergeByTime([own, ...lists]))
       this.#foldOrKeep(
         () => this.#foldBatch(JSON.parse(text) as StagedBatch),
         () => text.trimEnd(),
       );
-    const own = this.#files?.own;
+    const ownFile = this.#files?.own;
     const last = this.#inFile.at(-1);
-    if (own && last) this.#stmt.setStagedFile.run(own.name, last.end, last.end);
+    if (ownFile && last) this.#stmt.setStagedFile.run(ownFile.name, last.end, last.end);
     for (const [name, folded, seen] of marks) this.#stmt.setStagedFile.run(name, folded, seen);
   }
 
@@ -500,45 +528,55 @@ export class SqliteJournal implements Journal {
     this.#stagedBytes = 0;
     this.#inFile = [];
     this.#files?.rotateIfLarge();
+    // Files of writers gone from this PID namespace, folded to their end in that commit (a half
+    // line there was never answered): nobody writes to them again (review 13, 6).
+    for (const name of this.#goneFolded) this.#files?.remove(name);
+    this.#goneFolded = [];
   }
 
-  /**
-   * Inside the fold's transaction: this process's own staged lines, from memory (a reader elsewhere
-   * may have folded some already: those are skipped), and how far its file is folded now.
-   */
+  /** Other processes' files folded to the end in the fold under way, whose writers are gone. */
+  #goneFolded: string[] = [];
 
   /**
    * Inside the fold's transaction: every other staging file's whole lines not folded yet, whoever
-   * wrote them (a live process's too: nobody reads around a staged batch), for #foldLines; and how
-   * far each file will be folded then. Another process's file is never removed
-   * and its half line never dropped: a process in another PID or host namespace (a container sharing
-   * the folder) looks gone from here while it still writes (review H2). `seen` is the size looked
-   * at, so a half line that never grows is not looked at again by every reader (review L4).
+   * wrote them (a live process's too: nobody reads around a staged batch), in the order written,
+   * for #foldLines; and how far each file will be folded then. Another process's file is removed
+   * only when its writer is known gone (same host and PID namespace, no longer running) and all of
+   * it is folded; a process in another namespace (a container sharing the folder) looks gone from
+   * here while it still writes, so its file and half line stay (review H2). `seen` is the size
+   * looked at, so a half line that never grows is not looked at again by every reader (review L4).
    */
-  #readOtherFiles(into: { text: string; now: number }[]): [string, number, number][] {
+  #readOtherFiles(): { lists: { text: string; now: number }[][]; marks: [string, number, number][] } {
+    this.#goneFolded = [];
     const files = this.#files;
-    if (!files) return [];
-    const others = files.others();
-    if (!others) return []; // the folder could not be listed: no mark is forgotten (review M1)
+    const others = files?.others();
+    // No folder, or one that could not be listed: no mark is forgotten (review M1).
+    if (!files || !others) return { lists: [], marks: [] };
+    const lists: { text: string; now: number }[][] = [];
     const out: [string, number, number][] = [];
     const marks = this.#stmt.stagedFiles.all() as StagedFileMark[];
     for (const { name } of marks)
       if (name !== files.own?.name && !others.some((f) => f.name === name) && files.isGone(name))
         this.#stmt.forgetStagedFile.run(name);
-    const folded = new Map(marks.map((m) => [m.name, m.folded]));
+    const known = new Map(marks.map((m) => [m.name, m]));
     for (const file of others) {
-      let from = folded.get(file.name) ?? 0;
-      if (file.size <= from) continue;
-      for (;;) {
+      const mark = known.get(file.name);
+      let from = mark?.folded ?? 0;
+      const list: { text: string; now: number }[] = [];
+      let gone = false;
+      while (file.size > from) {
         const read = files.read(file.name, from);
+        gone = read.gone;
         if (read.gone) break;
-        for (const { text } of read.lines) into.push({ text, now: stagedAt(text) });
+        for (const { text } of read.lines) list.push({ text, now: stagedAt(text) });
         from = read.lines.at(-1)?.end ?? from;
         if (!read.more || read.lines.length === 0) break; // (never a loop without progress)
       }
-      out.push([file.name, from, file.size]);
+      if (list.length > 0) lists.push(list);
+      if (mark?.folded !== from || mark.seen !== file.size) out.push([file.name, from, file.size]);
+      if (!gone && files.removable && writerGone(file)) this.#goneFolded.push(file.name);
     }
-    return out;
+    return { lists, marks: out };
   }
 
   /**
@@ -563,10 +601,13 @@ export class SqliteJournal implements Journal {
   #foldBatch(b: StagedBatch): void {
     if (this.#stmt.batchExists.get(b.id) !== undefined) return;
     this.#insertBatch(b.id, b.session, b.calls, b.options, b.now, b.finished, b.owner);
-    for (const r of b.reads ?? []) {
-      if (r.record) this.#stmt.putRead.run(r.session, r.path, r.record.sha256, r.record.readAt);
-      else this.#stmt.deleteRead.run(r.session, r.path);
-    }
+    for (const r of b.reads ?? []) this.#applyRead(r, b.now);
+  }
+
+  /** A read-cache change into the table, unless the row there is newer (whoever wrote it). */
+  #applyRead(r: PendingRead, forgottenAt: number): void {
+    if (r.record) this.#stmt.putRead.run(r.session, r.path, r.record.sha256, r.record.readAt);
+    else this.#stmt.putRead.run(r.session, r.path, FORGOTTEN, r.at ?? forgottenAt);
   }
 
   /** The staged rows in SQLite (staged there when no file could take them, or damaged lines). */
@@ -739,7 +780,7 @@ export class SqliteJournal implements Journal {
   }
 
   /** Before reading batches, calls or messages: none of them is still staged, here or by a process that died. */
-  #foldForRead(): void {
+  #foldForRead(strict = false): void {
     // Rows known to be unreadable are not worth a write lock on every read: only new ones are.
     if (
       this.#staged === 0 &&
@@ -749,8 +790,10 @@ export class SqliteJournal implements Journal {
       return;
     try {
       this.#commit(() => undefined, true);
-    } catch {
-      // A reader that cannot write now (busy, read-only file) reads what is folded.
+    } catch (error) {
+      // A reader that cannot write now (busy, read-only file) reads what is folded, unless what it
+      // reads must not miss anything (a rate limit's count).
+      if (strict) throw error;
     }
   }
 
@@ -760,7 +803,9 @@ export class SqliteJournal implements Journal {
     if (others === undefined) return this.#files !== undefined; // cannot list: fold to be sure
     if (others.length === 0) return false;
     const seen = new Map((this.#stmt.stagedFiles.all() as StagedFileMark[]).map((m) => [m.name, m.seen]));
-    return others.some((f) => f.size > (seen.get(f.name) ?? 0));
+    // A file that grew, or shrank (a half line cut off, then a shorter line written: review 13, 7).
+    const removable = this.#files?.removable === true;
+    return others.some((f) => f.size !== (seen.get(f.name) ?? 0) || (removable && writerGone(f)));
   }
 
   /**
@@ -1101,14 +1146,20 @@ export class SqliteJournal implements Journal {
     const pending = this.#pendingReads.get(readKey(session, file));
     if (pending) return pending.record ?? undefined;
     // Another process's staged lines may hold a newer record than ours: all are folded first, the
-    // newest winning (review M2). Otherwise ours, still staged, is newer than the table.
+    // newest winning (review M2); then ours, still staged, against the table: the newer one.
     if (this.#othersStaged()) this.#foldForRead();
-    for (let i = this.#inFile.length - 1; i >= 0; i--) {
-      const staged = this.#inFile[i]?.batch.reads?.findLast((r) => r.session === session && r.path === file);
-      if (staged) return staged.record ?? undefined;
-    }
     const row = this.#stmt.getRead.get(session, file) as { sha256: string; read_at: number } | undefined;
-    return row ? { sha256: row.sha256, readAt: row.read_at } : undefined;
+    let newest = row ? { record: { sha256: row.sha256, readAt: row.read_at }, at: row.read_at } : undefined;
+    for (let i = this.#inFile.length - 1; i >= 0; i--) {
+      const entry = this.#inFile[i];
+      const staged = entry?.batch.reads?.findLast((r) => r.session === session && r.path === file);
+      if (!staged || !entry) continue;
+      const at = staged.record ? staged.record.readAt : (staged.at ?? entry.batch.now);
+      if (!newest || at >= newest.at)
+        newest = { record: staged.record ?? { sha256: FORGOTTEN, readAt: at }, at };
+      break;
+    }
+    return newest && newest.record.sha256 !== FORGOTTEN ? newest.record : undefined;
   }
 
   putReadRecord(session: string, file: string, record: ReadRecord): void {
@@ -1116,7 +1167,7 @@ export class SqliteJournal implements Journal {
   }
 
   deleteReadRecord(session: string, file: string): void {
-    this.#pendingReads.set(readKey(session, file), { session, path: file, record: null });
+    this.#pendingReads.set(readKey(session, file), { session, path: file, record: null, at: Date.now() });
   }
 
   todos(session: string): Todo[] {
@@ -1270,7 +1321,9 @@ export class SqliteJournal implements Journal {
   }
 
   countCallsSince(tool: string, since: number): number {
-    this.#foldForRead();
+    // A count without staged calls would let a limited tool run too often: a fold that fails here
+    // fails the count (the planner then refuses the call), never reads around them.
+    this.#foldForRead(true);
     // Calls the journal holds but cannot read cannot be counted: a limit is then not known to hold.
     if (this.#stuck.size > 0)
       throw new JournalError(

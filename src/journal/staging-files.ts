@@ -8,18 +8,45 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
+  readlinkSync,
   readSync,
   realpathSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
+import { workerGone } from './process-identity.js';
 
 const SUFFIX = '.jsonl';
 /** An own file this big, all of it folded, is replaced by a new one (a file per process grows otherwise). */
 const ROTATE_AT = 1 << 20;
-/** Bytes read from one file per fold: a long backlog is folded over several writes, memory bounded. */
+/** Bytes read from a file at a time (a fold reads on to the end of each file; a longer line whole). */
 const READ_AT_MOST = 8 << 20;
+
+/**
+ * This process's PID namespace (the inode of /proc/self/ns/pid), named in its files: a file whose
+ * writer ran in this namespace, on this host, and is gone can be removed once folded; one from
+ * another namespace (a container sharing the folder) never is, its writer may still be running.
+ */
+const PID_NAMESPACE = (() => {
+  try {
+    return /^pid:\[(\d+)\]$/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
+  } catch {
+    return undefined;
+  }
+})();
+
+/** The PID namespace a staging file's name records (`owner+random.ns.jsonl`), if any. */
+function namespaceOf(name: string): string | undefined {
+  const parts = name.slice(name.lastIndexOf('+') + 1, -SUFFIX.length).split('.');
+  return parts.length === 2 ? parts[1] : undefined;
+}
+
+/** Whether a file's writer is known to be gone: same host and PID namespace as this process, and no longer running. */
+export function writerGone(file: StagingFile): boolean {
+  return file.ns !== undefined && file.ns === PID_NAMESPACE && workerGone(file.owner);
+}
 
 /** A staging file of another journal user, as listed. */
 export interface StagingFile {
@@ -27,6 +54,8 @@ export interface StagingFile {
   /** The process that writes it (`host:pid:start`, see process-identity.ts). */
   owner: string;
   size: number;
+  /** The PID namespace its writer ran in (the inode of /proc/self/ns/pid), when its name says so. */
+  ns: string | undefined;
 }
 
 /** Whole lines read from a staging file, each with the offset just past its newline. */
@@ -60,32 +89,53 @@ export class StagingFiles {
     readonly dir: string,
     private readonly owner: string,
     writable: boolean,
+    /** Users whose files here are folded: whoever may have written them for this journal. */
+    private readonly trusted: ReadonlySet<number> | undefined,
   ) {
     this.#broken = !writable;
+    this.removable = writable;
   }
 
+  /** Whether files here may be removed by this process (a folder it writes in: its own). */
+  readonly removable: boolean;
+
   /**
-   * The folder for a journal file, made private if new; undefined when it is not safe to use.
-   * Another user's folder (root reading a user's journal) is only read, and only when that user
-   * owns the journal too: its lines are theirs to fold, never ours to add to (review M4). `uid` is
-   * the user this process acts as (the process's own by default).
+   * The folder for a journal file; undefined when there is none to use. This process writes its
+   * own lines there only when it is the journal's owner's, the folder is its own and nobody else
+   * may write in it (it is made 0700 if new). Otherwise the folder is only read (this process then
+   * stages in SQLite): a folder someone opened to others (`chmod -R g+rX`) still has lines that
+   * were answered, so they are folded (review 13, 1); a user's journal opened by root is read and
+   * never given a folder of root's the user could not clean (review 13, 2). Read or written, only
+   * files of the folder's owner, the journal's owner, this user or root, writable by nobody else,
+   * are folded: a line planted by someone else is never taken for the journal's own (review L2).
+   * `uid` is the user this process acts as (its own by default).
    */
   static open(journalFile: string, owner: string, uid = process.getuid?.()): StagingFiles | undefined {
     const dir = StagingFiles.dirFor(journalFile);
+    let journalUid: number | undefined;
     try {
-      mkdirSync(dir, { mode: 0o700 });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+      journalUid = statSync(journalFile).uid;
+    } catch {
+      journalUid = undefined; // not there yet: it is ours when SQLite makes it
+    }
+    const ours = uid === undefined || journalUid === undefined || journalUid === uid;
+    if (ours) {
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+      }
     }
     try {
       const st = lstatSync(dir);
-      // Not a link, never open to others (a file planted while it was would be folded as the
-      // journal's own: review L2).
-      if (!st.isDirectory() || (st.mode & 0o077) !== 0) return undefined;
-      if (uid === undefined || st.uid === uid) return new StagingFiles(dir, owner, true);
-      return st.uid === lstatSync(journalFile).uid ? new StagingFiles(dir, owner, false) : undefined;
+      if (!st.isDirectory()) return undefined; // never a link
+      if (uid === undefined) return new StagingFiles(dir, owner, (st.mode & 0o022) === 0, undefined);
+      const trusted = new Set([uid, 0, st.uid, ...(journalUid === undefined ? [] : [journalUid])]);
+      if (st.uid !== uid && st.uid !== 0 && st.uid !== journalUid) return undefined;
+      const writable = ours && st.uid === uid && (st.mode & 0o022) === 0;
+      return new StagingFiles(dir, owner, writable, trusted);
     } catch {
-      return undefined;
+      return undefined; // no folder (and not ours to make): nothing staged here to read
     }
   }
 
@@ -138,7 +188,8 @@ export class StagingFiles {
   }
 
   #create(): number {
-    const name = `${encodeURIComponent(this.owner)}+${randomBytes(6).toString('hex')}${SUFFIX}`;
+    const ns = PID_NAMESPACE === undefined ? '' : `.${PID_NAMESPACE}`;
+    const name = `${encodeURIComponent(this.owner)}+${randomBytes(6).toString('hex')}${ns}${SUFFIX}`;
     const flags =
       constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
     const fd = openSync(path.join(this.dir, name), flags, 0o600);
@@ -182,8 +233,13 @@ export class StagingFiles {
       if (name === this.#name || !name.endsWith(SUFFIX) || cut < 0) continue;
       try {
         const st = lstatSync(path.join(this.dir, name));
-        if (!st.isFile()) continue;
-        out.push({ name, owner: decodeURIComponent(name.slice(0, cut)), size: st.size });
+        if (!st.isFile() || (st.mode & 0o022) !== 0 || (this.trusted && !this.trusted.has(st.uid))) continue;
+        out.push({
+          name,
+          owner: decodeURIComponent(name.slice(0, cut)),
+          size: st.size,
+          ns: namespaceOf(name),
+        });
       } catch {
         // gone meanwhile (folded and removed by its owner), or a name we did not write
       }

@@ -25,7 +25,7 @@ describe('SqliteJournal', () => {
       journalMode: 'wal',
       synchronous: 1,
       busyTimeoutMs: 5000,
-      schemaVersion: 12,
+      schemaVersion: 13,
     });
     j.close();
   });
