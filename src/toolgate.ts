@@ -549,14 +549,26 @@ export class Toolgate {
     }
     // The id is chosen here, so a write whose outcome is unknown can be settled by id afterwards.
     let batchId = record.batchId ?? randomUUID();
+    // Nothing to ask and the first call runs: it starts right after this commit, so its `running`
+    // rides in it (one commit fewer before a side effect).
+    const running =
+      journal.beginsRunning &&
+      planned[0]?.disposition.kind === 'execute' &&
+      planned.every((p) => p.disposition.kind !== 'needs_approval')
+        ? 0
+        : undefined;
     try {
-      batchId = journal.beginBatch(this.session, withinLimit(calls, planned), { ...record, batchId });
+      batchId = journal.beginBatch(this.session, withinLimit(calls, planned), {
+        ...record,
+        batchId,
+        ...(running === undefined ? {} : { running }),
+      });
     } catch (error) {
       // Nothing may run that the journal did not record first; and if the write did land after
       // all, it is settled now, so no worker runs later what the model is told did not run.
       return this.#notExecuted(planned, error, journal, batchId);
     }
-    return await this.#run(planned, options, batchId, tracing);
+    return await this.#run(planned, options, batchId, tracing, undefined, running);
   }
 
   /**
@@ -694,12 +706,14 @@ export class Toolgate {
     batchId: string | undefined,
     tracing?: BatchTrace,
     recorded?: ReadonlySet<number>,
+    /** The call beginBatch recorded running already (see #execute). */
+    runningAtBegin?: number,
   ): Promise<ToolResult[]> {
     const journal = batchId === undefined ? undefined : this.journal;
     const stopRenewing =
       journal && batchId !== undefined && this.#lease ? keepLease(journal, batchId, this.#lease) : undefined;
     try {
-      return await this.#runLeased(planned, options, batchId, journal, tracing, recorded);
+      return await this.#runLeased(planned, options, batchId, journal, tracing, recorded, runningAtBegin);
     } finally {
       stopRenewing?.();
     }
@@ -712,6 +726,7 @@ export class Toolgate {
     journal: Journal | undefined,
     tracing?: BatchTrace,
     recorded?: ReadonlySet<number>,
+    runningAtBegin?: number,
   ): Promise<ToolResult[]> {
     const tools = this.config.tools;
     const asks = planned.some((p) => p.disposition.kind === 'needs_approval');
@@ -751,6 +766,7 @@ export class Toolgate {
             recorded,
             this.sandbox.pendingSyncs,
             approved.length,
+            runningAtBegin,
           )
         : undefined;
     const observer = recorder ?? options.observer;

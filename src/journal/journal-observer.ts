@@ -47,8 +47,11 @@ export function journalObserver(
   pendingSyncs?: PendingSyncs,
   /** Calls in the batch: the last result recorded completes the batch in the same commit. */
   total?: number,
+  /** The call beginBatch already recorded running (`running`): not marked again as it starts. */
+  runningAtBegin?: number,
 ): BatchObserver & { readonly halted: boolean; readonly finished: boolean } {
   let halted = false;
+  let markedAtBegin = runningAtBegin;
   let finished = false;
   const delivered = new Set<number>();
   /**
@@ -73,7 +76,8 @@ export function journalObserver(
     onCallStart(p: PlannedCall) {
       return halting(() => {
         // With a lease: only while this worker still holds the batch (never two workers on one call).
-        journal.markRunning(batchId, p.index, lease);
+        if (p.index === markedAtBegin) markedAtBegin = undefined;
+        else journal.markRunning(batchId, p.index, lease);
         // From here the call is `running`; if it does not start after all, the journal says so.
         return onFailure(
           () => {

@@ -110,6 +110,8 @@ export interface Journal {
    * the pipeline then flushes the files a call wrote before it records that call's result.
    */
   readonly durableCommits?: boolean;
+  /** beginBatch honours `running` (the first call recorded running in the batch's own commit). */
+  readonly beginsRunning?: boolean;
   /**
    * Runs `fn` (synchronous) as of one moment: what other connections committed is looked for once,
    * not by every read inside (planning reads the mode and the grants; each look costs a lock).
@@ -315,6 +317,12 @@ export interface BeginBatchOptions {
   messages?: boolean;
   /** The worker running the batch, which holds it for `ttlMs` at a time (renewLease). */
   lease?: Lease;
+  /**
+   * The call at this index starts at once (nothing in the batch waits for a person): a journal
+   * with `beginsRunning` records it `running` in the batch's own commit, one commit fewer before
+   * it starts. Others ignore it (the call is marked running as it starts, as for any call).
+   */
+  running?: number;
 }
 
 /**

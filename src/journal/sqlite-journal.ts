@@ -205,6 +205,7 @@ function switchToWal(db: Database.Database, deadline: number): void {
 export class SqliteJournal implements Journal {
   readonly location: string;
   readonly file: string | undefined;
+  readonly beginsRunning = true;
   readonly #db: Database.Database;
   readonly #stmt: ReturnType<SqliteJournal['prepare']>;
   readonly #owner = thisProcess();
@@ -910,6 +911,7 @@ export class SqliteJournal implements Journal {
     else this.#stmt.insertBatch.run(id, session, 'open', text, now, owner);
     if (options.lease && !finished)
       this.#stmt.setLease.run(options.lease.worker, now + options.lease.ttlMs, id);
+    const running = finished ? undefined : options.running;
     const known = streamed
       ? new Set((this.#stmt.calls.all(id) as CallRow[]).map((c) => c.call_index))
       : undefined;
@@ -942,6 +944,8 @@ export class SqliteJournal implements Journal {
       else if (entry.approval && !finished)
         this.#applyPlan(id, { index: entry.index, approval: entry.approval });
     }
+    // The first call starts at once: `running` in this same commit (one commit fewer before it).
+    if (running !== undefined) this.#setRunning(id, running, options.lease, now);
     // Without a conversation, the assistant record is kept only for what the calls do not hold
     // (e.g. arguments a host injected, taken out before validation).
     if (options.messages === false && !options.assistant) return;
@@ -1003,16 +1007,21 @@ export class SqliteJournal implements Journal {
   }
 
   markRunning(batchId: string, index: number, lease?: Lease): void {
+    this.#write(() => this.#setRunning(batchId, index, lease, Date.now()));
+  }
+
+  /** Inside a write: the call is running now, if its batch may still run it (and this worker holds it). */
+  #setRunning(batchId: string, index: number, lease: Lease | undefined, now: number): void {
     if (!lease) {
-      const started = this.#write(() => this.#stmt.setRunning.run(Date.now(), batchId, index).changes);
-      if (started === 0) throw notStartable(batchId, index);
+      if (this.#stmt.setRunning.run(now, batchId, index).changes === 0) throw notStartable(batchId, index);
       return;
     }
-    const changed = this.#write(
-      () =>
-        this.#stmt.setRunningLeased.run({ now: Date.now(), batch: batchId, index, worker: lease.worker })
-          .changes,
-    );
+    const changed = this.#stmt.setRunningLeased.run({
+      now,
+      batch: batchId,
+      index,
+      worker: lease.worker,
+    }).changes;
     if (changed === 0) throw leaseLost(batchId, lease.worker);
   }
 
