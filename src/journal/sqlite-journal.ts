@@ -121,6 +121,12 @@ function mergeByTime(lists: readonly { text: string; now: number }[][]): string[
   }
 }
 
+/** WAL space kept written ahead of the log (see #reserveWal): at least this much, topped up to AHEAD. */
+const WAL_HEADROOM = 1 << 20;
+const WAL_AHEAD = 4 << 20;
+/** Never written ahead past this size (a log this long is checkpointed soon). */
+const WAL_MAX = 64 << 20;
+
 /** How far a staging file is folded, and how big it was when last looked at. */
 type StagedFileMark = { name: string; folded: number; seen: number };
 
@@ -820,6 +826,7 @@ export class SqliteJournal implements Journal {
     if (this.#staged > 0) this.#write(() => undefined);
     // Files written by this process are on disk before the rows that say they were (any session).
     if (!pendingFileSyncs.idle) await pendingFileSyncs.drained();
+    this.#reserveWal();
     try {
       // Alone (one session, one open batch, no flush under way): nobody to share an fsync with or
       // to hold up, so it runs here rather than pay the thread pool's round trip.
@@ -829,6 +836,31 @@ export class SqliteJournal implements Journal {
       throw new JournalError(
         `the journal ${this.location} could not be flushed to disk (${(error as Error).message}); check the disk, then retry`,
       );
+    }
+  }
+
+  /**
+   * Room written ahead in the WAL before an fsync, so that commits overwrite it in place: the
+   * fdatasync of a file that grew must commit its new size to the file system's journal, one that
+   * was written in place need not (~50-90 µs less per side effect here; BENCHMARKS.md, session 13).
+   * Under SQLite's write lock (an immediate transaction that writes nothing), past the log's end
+   * (wal-sync.ts). Once the log restarts after a checkpoint, it reuses what is there. Anything that
+   * fails leaves the WAL to grow as it writes.
+   */
+  #reserveWal(): void {
+    const wal = this.#wal;
+    const walIndex = this.#walIndex;
+    if (!wal || !walIndex) return;
+    try {
+      const used = walIndex.bytesUsed();
+      if (used === undefined || wal.size() >= used + WAL_HEADROOM) return;
+      this.#transaction.immediate(() => {
+        const now = walIndex.bytesUsed(); // as of the write lock: no commit can move it now
+        if (now !== undefined && wal.size() < now + WAL_HEADROOM && now + WAL_AHEAD <= WAL_MAX)
+          wal.extendTo(now + WAL_AHEAD);
+      });
+    } catch {
+      // busy, full or failing: the WAL grows as commits write it
     }
   }
 

@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import os from 'node:os';
 
 /** Both copies of the WAL-index header (48 bytes each), at the start of the `-shm` file. */
 const HEADER_BYTES = 96;
@@ -65,6 +66,22 @@ export class WalIndexHeader {
   /** The header as it is now, or undefined when it cannot be read whole. */
   read(): Buffer | undefined {
     return this.#readInto(Buffer.allocUnsafe(HEADER_BYTES));
+  }
+
+  /**
+   * How many bytes of the WAL file the current log uses (its 32-byte header and frames up to
+   * mxFrame), from the header's page size and frame count; undefined when the header cannot be
+   * read whole, is not initialised, or its two copies differ (a writer is changing it).
+   */
+  bytesUsed(): number | undefined {
+    const h = this.#readInto(this.#scratch);
+    if (!h || h[12] !== 1 || !h.subarray(0, 48).equals(h.subarray(48, 96))) return undefined;
+    // Native byte order (the -shm is never moved between machines).
+    const le = os.endianness() === 'LE';
+    const szPage = le ? h.readUInt16LE(14) : h.readUInt16BE(14);
+    const mxFrame = le ? h.readUInt32LE(16) : h.readUInt32BE(16);
+    const pageSize = szPage === 1 ? 65536 : szPage;
+    return 32 + mxFrame * (24 + pageSize);
   }
 
   /** Whether the header is still exactly `before` (nobody committed since it was read). */

@@ -1,4 +1,15 @@
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fdatasync,
+  fdatasyncSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  statfsSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -13,6 +24,9 @@ import path from 'node:path';
  * while a connection (ours) is open; when SQLite restarts it after a checkpoint, it rewrites the
  * same file, having synced it and the database first.
  */
+/** Free space a write-ahead of the WAL leaves on its file system, at least. */
+const FREE_AT_LEAST = 256 << 20;
+
 export class WalSync {
   readonly #walFile: string;
   #fd: number | undefined;
@@ -44,6 +58,39 @@ export class WalSync {
   /** An fsync is under way (a caller now would wait for the next one). */
   get busy(): boolean {
     return this.#running !== undefined;
+  }
+
+  /** The WAL file's size now. */
+  size(): number {
+    return fstatSync(this.#descriptor()).size;
+  }
+
+  /**
+   * Writes zeros from the file's end up to `target` bytes. Only under SQLite's write lock (no
+   * commit can write frames meanwhile), and only past the end, where no frame of the log is: SQLite
+   * overwrites them as the log grows, and reads a zero frame as the end of the log (its salt does
+   * not match). An fdatasync of a WAL written in place need not commit the file's new size to the
+   * file system's journal, which an append does each time (BENCHMARKS.md, session 13).
+   */
+  extendTo(target: number): void {
+    // Never the disk's last room: that is for the journal's own rows and the tools' files.
+    const { bavail, bsize } = statfsSync(path.dirname(this.#walFile));
+    if (bavail * bsize < FREE_AT_LEAST + target) return;
+    const fd = openSync(this.#walFile, constants.O_WRONLY | constants.O_NOFOLLOW);
+    const from = fstatSync(fd).size;
+    try {
+      const zeros = Buffer.alloc(Math.min(1 << 20, Math.max(0, target - from)));
+      for (let at = from; at < target; ) {
+        const n = writeSync(fd, zeros, 0, Math.min(zeros.length, target - at), at);
+        if (n <= 0) break;
+        at += n;
+      }
+    } catch (error) {
+      ftruncateSync(fd, from); // full after all (or a file size limit): the room goes back
+      throw error;
+    } finally {
+      closeSync(fd); // SQLite holds no lock on the -wal file (its locks are on the database and -shm)
+    }
   }
 
   /** Synchronously (at close, or with nobody to share with): what was committed reaches the disk. */
