@@ -826,7 +826,9 @@ export class SqliteJournal implements Journal {
     if (this.#staged > 0) this.#write(() => undefined);
     // Files written by this process are on disk before the rows that say they were (any session).
     if (!pendingFileSyncs.idle) await pendingFileSyncs.drained();
-    this.#reserveWal();
+    // From the second fsync on: a process that syncs once (`toolgate exec` of one write) would
+    // only pay for the zeros.
+    if (this.#synced++ > 0) this.#reserveWal();
     try {
       // Alone (one session, one open batch, no flush under way): nobody to share an fsync with or
       // to hold up, so it runs here rather than pay the thread pool's round trip.
@@ -847,6 +849,9 @@ export class SqliteJournal implements Journal {
    * (wal-sync.ts). Once the log restarts after a checkpoint, it reuses what is there. Anything that
    * fails leaves the WAL to grow as it writes.
    */
+  /** fsyncs asked for so far (see sync). */
+  #synced = 0;
+
   #reserveWal(): void {
     const wal = this.#wal;
     const walIndex = this.#walIndex;
