@@ -157,9 +157,13 @@ export class FastStdioServerTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve) => {
       const ascii = asciiProgressLine(message);
-      // An ASCII line is one byte per character: Latin-1 encoding is a copy, with no UTF-8 work.
-      const data = ascii === undefined ? `${JSON.stringify(message)}\n` : Buffer.from(ascii, 'latin1');
-      if (this.#stdout.write(data)) resolve();
+      // An ASCII line is one byte per character: written as Latin-1, the stream copies it straight
+      // from the string (no Buffer made for it here, no UTF-8 work).
+      const written =
+        ascii === undefined
+          ? this.#stdout.write(`${JSON.stringify(message)}\n`)
+          : this.#stdout.write(ascii, 'latin1');
+      if (written) resolve();
       else this.#stdout.once('drain', resolve);
     });
   }
