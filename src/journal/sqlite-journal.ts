@@ -868,14 +868,28 @@ export class SqliteJournal implements Journal {
       if (used === undefined || used + WAL_HEADROOM <= this.#walSize) return;
       this.#walSize = wal.size();
       if (used + WAL_HEADROOM <= this.#walSize) return;
+    } catch {
+      return; // no WAL to look at: nothing to do
+    }
+    // Another process holding the write lock is not waited for: the room can be made next time.
+    const waits = this.#db.pragma('busy_timeout', { simple: true }) as number;
+    this.#db.pragma('busy_timeout = 0');
+    try {
       this.#transaction.immediate(() => {
         const now = walIndex.bytesUsed(); // as of the write lock: no commit can move it now
-        if (now !== undefined && wal.size() < now + WAL_HEADROOM && now + WAL_AHEAD <= WAL_MAX)
-          wal.extendTo(now + WAL_AHEAD);
+        if (now === undefined || wal.size() >= now + WAL_HEADROOM) return;
+        if (now + WAL_AHEAD <= WAL_MAX) wal.extendTo(now + WAL_AHEAD);
         this.#walSize = wal.size();
+        // Not made (a log past WAL_MAX, a disk nearly full): not tried again by this journal, whose
+        // every fsync would otherwise pay for a write lock.
+        if (this.#walSize < now + WAL_HEADROOM) this.#walSize = Number.POSITIVE_INFINITY;
       });
-    } catch {
-      // busy, full or failing: the WAL grows as commits write it
+    } catch (error) {
+      // Busy: next time. Full or failing (the write-ahead was cut back): not again.
+      if (!/^SQLITE_BUSY/.test((error as { code?: string }).code ?? ''))
+        this.#walSize = Number.POSITIVE_INFINITY;
+    } finally {
+      this.#db.pragma(`busy_timeout = ${waits}`);
     }
   }
 

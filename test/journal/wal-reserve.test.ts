@@ -7,9 +7,10 @@ import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { WalIndexHeader } from '../../src/journal/wal-index-header.js';
+import { WalSync } from '../../src/journal/wal-sync.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 const write = (id: string) => [{ id, name: 'write_file', arguments: { path: `${id}.txt` } }];
@@ -62,6 +63,41 @@ describe('issue #14 item 4: WAL room written ahead of side effects', () => {
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     expect(db.prepare("SELECT count(*) FROM batches WHERE status = 'complete'").pluck().get()).toBe(30);
     db.close();
+  });
+
+  it('a write-ahead that fails (a full disk) is not tried again by that journal: its fsyncs pay for no write lock', async () => {
+    const file = path.join(makeTempDir(), 'j.db');
+    const j = SqliteJournal.open(file);
+    const extend = vi.spyOn(WalSync.prototype, 'extendTo').mockImplementation(() => {
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    });
+    try {
+      for (let i = 0; i < 6; i++) await sideEffect(j, `w${i}`);
+      expect(extend).toHaveBeenCalledTimes(1);
+    } finally {
+      extend.mockRestore();
+    }
+    expect(j.batch('w5')?.status).toBe('complete');
+    j.close();
+  });
+
+  it('another process holding the write lock is not waited for: the room is made at a later fsync', async () => {
+    const file = path.join(makeTempDir(), 'j.db');
+    const j = SqliteJournal.open(file, { busyTimeoutMs: 5000 });
+    await sideEffect(j, 'w0'); // the first fsync writes nothing ahead
+    const id = j.beginBatch('s', write('w1'), { batchId: 'w1', messages: false, running: 0 });
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const started = performance.now();
+    await j.sync();
+    expect(performance.now() - started).toBeLessThan(2000); // not the 5 s busy timeout
+    expect(statSync(`${file}-wal`).size).toBeLessThan(1 << 20); // nothing written ahead yet
+    other.exec('COMMIT');
+    other.close();
+    j.recordResult(id, 0, done('w1'), 'done', {});
+    await sideEffect(j, 'w2');
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(1 << 20);
+    j.close();
   });
 
   it('two processes writing side effects on one journal, both killed with SIGKILL: SQLite’s recovery reads every commit, the zeros are the log’s end', async () => {
