@@ -828,7 +828,7 @@ export class SqliteJournal implements Journal {
     if (!pendingFileSyncs.idle) await pendingFileSyncs.drained();
     // From the second fsync on: a process that syncs once (`toolgate exec` of one write) would
     // only pay for the zeros.
-    if (this.#synced++ > 0 && !process.env.NORES) this.#reserveWal();
+    if (this.#synced++ > 0) this.#reserveWal();
     try {
       // Alone (one session, one open batch, no flush under way): nobody to share an fsync with or
       // to hold up, so it runs here rather than pay the thread pool's round trip.
@@ -841,14 +841,6 @@ export class SqliteJournal implements Journal {
     }
   }
 
-  /**
-   * Room written ahead in the WAL before an fsync, so that commits overwrite it in place: the
-   * fdatasync of a file that grew must commit its new size to the file system's journal, one that
-   * was written in place need not (~50-90 µs less per side effect here; BENCHMARKS.md, session 13).
-   * Under SQLite's write lock (an immediate transaction that writes nothing), past the log's end
-   * (wal-sync.ts). Once the log restarts after a checkpoint, it reuses what is there. Anything that
-   * fails leaves the WAL to grow as it writes.
-   */
   /** fsyncs asked for so far (see sync). */
   #synced = 0;
   /**
@@ -857,6 +849,14 @@ export class SqliteJournal implements Journal {
    */
   #walSize = 0;
 
+  /**
+   * Room written ahead in the WAL before an fsync, so that commits overwrite it in place: the
+   * fdatasync of a file that grew must commit its new size to the file system's journal, one that
+   * was written in place need not (~50-90 µs less per side effect here; BENCHMARKS.md, session 13).
+   * Under SQLite's write lock (an immediate transaction that writes nothing), past the log's end
+   * (wal-sync.ts). Once the log restarts after a checkpoint, it reuses what is there. Anything that
+   * fails leaves the WAL to grow as it writes.
+   */
   #reserveWal(): void {
     const wal = this.#wal;
     const walIndex = this.#walIndex;

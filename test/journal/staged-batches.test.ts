@@ -1,7 +1,6 @@
 // Read-only batches are staged as one row and folded into batches and calls off the reply's path
 // (docs/DURABILITY.md, issue #14 item 4). Nobody may ever read around a staged batch: not this
 // connection, not another, not a process that opens the file after the stager was killed.
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -9,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FinishedCall } from '../../src/journal/journal.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { killedAt } from '../helpers/killed-at.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 const call = (id: string) => ({ id, name: 'read_file', arguments: { path: `${id}.txt` } });
@@ -137,17 +137,7 @@ describe('staged read-only batches (issue #14 item 4)', () => {
       process.stdout.write('staged\\n');
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => {
-        if (d.toString().includes('staged')) resolve();
-      });
-      child.on('exit', (code) => reject(new Error(`the stager exited early (${code})`)));
-    });
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await killedAt(script, 'staged');
     expect(stagedRows(file)).toBe(10);
     const j = SqliteJournal.open(file);
     expect(stagedRows(file)).toBe(0);

@@ -2,7 +2,7 @@
 // (docs/DURABILITY.md, issue #14 item 4): one write() before the reply instead of a SQLite commit.
 // These tests attack what that adds: files of processes that died mid-line, damaged lines, a
 // folded mark lost, a folder someone else controls, and tools reaching into the folder.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   chmodSync,
@@ -24,6 +24,7 @@ import type { FinishedCall } from '../../src/journal/journal.js';
 import { thisProcess } from '../../src/journal/process-identity.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { StagingFiles } from '../../src/journal/staging-files.js';
+import { killedAt } from '../helpers/killed-at.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 const call = (id: string) => ({ id, name: 'read_file', arguments: { path: `${id}.txt` } });
@@ -177,17 +178,7 @@ describe('staging files for read-only batches (issue #14 item 4)', () => {
       process.stdout.write('staged\\n');
       setInterval(() => {}, 1000);
     `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => {
-        if (d.toString().includes('staged')) resolve();
-      });
-      child.on('exit', (code) => reject(new Error(`the stager exited early (${code})`)));
-    });
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await killedAt(script, 'staged');
     expect(sqliteRows(file, 'read_cache')).toBe(0); // only in the line
     const j = SqliteJournal.open(file);
     expect(j.getReadRecord('s', '/w/a.txt')).toEqual({ sha256: 'aaa', readAt: 5 });
