@@ -616,15 +616,19 @@ export class Toolgate {
     const calls = record.calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
     await this.prepare(calls);
     const recorded = new Set<number>();
+    /** Recorded, or with an outcome unknown: whatever happens to the batch now, their result stands. */
+    const settled = new Set<number>();
     const planned = this.plan(calls).map((p): PlannedCall => {
       const before = record.calls[p.index];
       if (before?.result) {
         recorded.add(p.index);
+        settled.add(p.index);
         return { ...p, disposition: { kind: 'resolved', result: before.result } };
       }
       if (before?.status === 'running' && !(p.tool && isRepeatable(p.tool.tier))) {
         const message =
           'outcome unknown: the worker running this call stopped before it finished; it was not run again (check its effects before retrying)';
+        settled.add(p.index);
         return {
           ...p,
           disposition: {
@@ -641,7 +645,7 @@ export class Toolgate {
       record.id,
       planEntries(planned.filter((p) => !recorded.has(p.index) && p.disposition.kind !== 'resolved')),
     );
-    return await this.#run(planned, options, record.id, undefined, recorded);
+    return await this.#run(planned, options, record.id, undefined, recorded, undefined, settled);
   }
 
   /**
@@ -708,12 +712,23 @@ export class Toolgate {
     recorded?: ReadonlySet<number>,
     /** The call beginBatch recorded running already (see #execute). */
     runningAtBegin?: number,
+    /** Calls of a batch taken over whose result is known already (see takeOver). */
+    settled?: ReadonlySet<number>,
   ): Promise<ToolResult[]> {
     const journal = batchId === undefined ? undefined : this.journal;
     const stopRenewing =
       journal && batchId !== undefined && this.#lease ? keepLease(journal, batchId, this.#lease) : undefined;
     try {
-      return await this.#runLeased(planned, options, batchId, journal, tracing, recorded, runningAtBegin);
+      return await this.#runLeased(
+        planned,
+        options,
+        batchId,
+        journal,
+        tracing,
+        recorded,
+        runningAtBegin,
+        settled,
+      );
     } finally {
       stopRenewing?.();
     }
@@ -727,6 +742,7 @@ export class Toolgate {
     tracing?: BatchTrace,
     recorded?: ReadonlySet<number>,
     runningAtBegin?: number,
+    settled?: ReadonlySet<number>,
   ): Promise<ToolResult[]> {
     const tools = this.config.tools;
     const asks = planned.some((p) => p.disposition.kind === 'needs_approval');
@@ -735,7 +751,7 @@ export class Toolgate {
       try {
         await journal.sync();
       } catch (error) {
-        return this.#notExecuted(planned, error, journal, batchId);
+        return this.#notExecuted(planned, error, journal, batchId, settled);
       }
     }
     // Nothing to ask: no detour through the approver (and no extra turn of the event loop).
@@ -753,7 +769,7 @@ export class Toolgate {
           );
         }
       } catch (error) {
-        return this.#notExecuted(planned, error, journal, batchId);
+        return this.#notExecuted(planned, error, journal, batchId, settled);
       }
     }
     const recorder =
@@ -807,9 +823,13 @@ export class Toolgate {
     error: unknown,
     journal: Journal,
     batchId: string | undefined,
+    /** Calls of a batch taken over whose result is known already: they keep it (see takeOver). */
+    settled?: ReadonlySet<number>,
   ): ToolResult[] {
     const results = planned.map((p) =>
-      errorResult(p.call.id, p.call.name, 'Internal', `not executed: ${(error as Error).message}`),
+      settled?.has(p.index) && p.disposition.kind === 'resolved'
+        ? p.disposition.result
+        : errorResult(p.call.id, p.call.name, 'Internal', `not executed: ${(error as Error).message}`),
     );
     if (batchId === undefined) return results;
     // A write whose outcome is unknown (a server that did not answer) may still land later.
