@@ -802,7 +802,8 @@ export class Toolgate {
       ...(observer ? { observer } : {}),
       ...(events ? { events } : {}),
     });
-    if (journal && batchId !== undefined && recorder?.halted) return this.#abandon(journal, batchId, results);
+    if (journal && batchId !== undefined && recorder?.halted && !recorder.allRecorded)
+      return this.#abandon(journal, batchId, results);
     if (journal && batchId !== undefined && !recorder?.finished) {
       try {
         journal.finishBatch(batchId, this.#lease);

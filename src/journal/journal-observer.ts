@@ -49,8 +49,10 @@ export function journalObserver(
   total?: number,
   /** The call beginBatch already recorded running (`running`): not marked again as it starts. */
   runningAtBegin?: number,
-): BatchObserver & { readonly halted: boolean; readonly finished: boolean } {
+): BatchObserver & { readonly halted: boolean; readonly finished: boolean; readonly allRecorded: boolean } {
   let halted = false;
+  /** Results the journal holds (recorded here, or before a takeover). */
+  let stored = 0;
   let markedAtBegin = runningAtBegin;
   let finished = false;
   const delivered = new Set<number>();
@@ -72,6 +74,13 @@ export function journalObserver(
     /** The batch was completed with its last result (no finishBatch needed). */
     get finished() {
       return finished;
+    },
+    /**
+     * Every call's result is in the journal: a halt after the last one (the caller's own observer
+     * failing on it) left nothing unstarted, and the batch is complete, not one to resume.
+     */
+    get allRecorded() {
+      return total !== undefined && stored === total;
     },
     onCallStart(p: PlannedCall) {
       return halting(() => {
@@ -109,6 +118,7 @@ export function journalObserver(
             finished =
               journal.recordResult(batchId, p.index, result, status, last ? { lease } : undefined) === true;
           }
+          stored++;
           return next?.onCallResult?.(result, p);
         });
       // A commit durable as it returns must not claim a file still on its way to the disk.

@@ -88,6 +88,43 @@ describe('a batch stopped by a failing observer is settled, not completed with c
     });
 });
 
+describe('a halt after the last result leaves the batch complete (review lead L4)', () => {
+  it("a store that ignores `finish`, the caller's observer throwing on the last result: every result is in the journal, and the batch is complete, not resumed", async () => {
+    const root = makeTempDir('toolgate-notrun-');
+    const sqlite = SqliteJournal.open(path.join(root, 'j.db'));
+    try {
+      // A store written before `finish` existed: it records the result and never completes the batch.
+      const journal = journalWith(sqlite, {
+        recordResult: (batchId, index, result, status) => {
+          sqlite.recordResult(batchId, index, result, status);
+          return undefined;
+        },
+      });
+      const gate = createToolgate({ roots: [root], baseDir: root, journal, approver: approveAll });
+      const results = await gate.execute(
+        [
+          { id: '1', name: 'write_file', arguments: { path: 'a.txt', content: 'a' } },
+          { id: '2', name: 'write_file', arguments: { path: 'b.txt', content: 'b' } },
+        ],
+        {
+          observer: {
+            onCallResult: (result) => {
+              if (result.id === '2') throw new Error('observer broke (test)');
+            },
+          },
+        },
+      );
+      expect(results.map((r) => r.ok)).toEqual([true, true]);
+      const [summary] = sqlite.recentBatches(1);
+      const batch = sqlite.batch(summary?.id as string);
+      expect(batch?.calls.map((c) => c.status)).toEqual(['done', 'done']);
+      expect(batch?.status).toBe('complete');
+    } finally {
+      sqlite.close();
+    }
+  });
+});
+
 describe('a call marked running whose fsync then failed did not start: the journal says never run, as the model is told', () => {
   it('write_file allowed without asking, the fsync before it failing: not executed, and not_run in the journal (not "outcome unknown")', async () => {
     const root = makeTempDir('toolgate-notrun-');
