@@ -18,7 +18,7 @@ async function connect(command, args, cwd) {
  * Rounds of fresh servers: the fresh-server rows are medians over every round's calls, so one
  * round's luck (a 2-core machine's scheduling) weighs less; each round starts all four anew.
  */
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 export async function mcpVsFilesystem() {
   const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-mcp-bench-')));
@@ -148,28 +148,28 @@ export async function mcpVsFilesystem() {
   await theirs.close();
   return [
     [
-      'MCP: read_file round trip, median of 3 × 200 (small file), --no-journal, fresh server (20 calls in; three fresh server sets)',
+      `MCP: read_file round trip, median of ${ROUNDS} × 200 (small file), --no-journal, fresh server (20 calls in; ${ROUNDS} fresh server sets)`,
       `${readOurs.toFixed(2)} ms`,
       `server-filesystem read_text_file ${readTheirs.toFixed(2)} ms`,
       `${(readOurs / readTheirs).toFixed(2)}×`,
       '≤ 0.8×',
     ],
     [
-      'MCP: read_file round trip, median of 3 × 200 (small file), --no-journal, warmed server (3,000 calls in)',
+      `MCP: read_file round trip, median of ${ROUNDS} × 200 (small file), --no-journal, warmed server (3,000 calls in)`,
       `${warmOurs.toFixed(2)} ms`,
       `server-filesystem read_text_file ${warmTheirs.toFixed(2)} ms`,
       `${(warmOurs / warmTheirs).toFixed(2)}×`,
       '≤ 0.8×',
     ],
     [
-      'MCP: read_file round trip, median of 3 × 200, journal on (the default), fresh / warmed',
+      `MCP: read_file round trip, median of ${ROUNDS} × 200, journal on (the default), fresh / warmed`,
       `${readJournaled.toFixed(2)} / ${warmJournaled.toFixed(2)} ms`,
       `server-filesystem read_text_file ${readTheirs.toFixed(2)} / ${warmTheirs.toFixed(2)} ms`,
       `${(readJournaled / readTheirs).toFixed(2)}× / ${(warmJournaled / warmTheirs).toFixed(2)}×`,
       '≤ 0.8× (issue #14)',
     ],
     [
-      'MCP: write_file of a new small file, median of 3 × 200 interleaved, journal on (the default) / --no-journal',
+      `MCP: write_file of a new small file, median of ${ROUNDS} × 200 interleaved, journal on (the default) / --no-journal`,
       `${writeJournaled.toFixed(2)} / ${writeOurs.toFixed(2)} ms`,
       `server-filesystem write_file (no fsync) ${writeTheirs.toFixed(2)} ms`,
       `${(writeJournaled / writeTheirs).toFixed(2)}× / ${(writeOurs / writeTheirs).toFixed(2)}×`,
