@@ -866,15 +866,34 @@ export class Toolgate {
       return results;
     } catch (error) {
       const message = (error as Error).message;
+      const missing = /no batch with id/.test(message);
       // A commit the server never answered can still land after the time the bridge waited (a
-      // stalled disk or standby), and then be taken over as any batch: the model is told so.
-      if (/no batch with id/.test(message) && mayLandLater)
-        return warn('the journal did not confirm the batch was not recorded');
+      // stalled disk or standby). The batch is marked given up, so that it is then settled as never
+      // run, not taken over; where that cannot be recorded either, the model is told a worker may
+      // still run it.
+      if (mayLandLater && (missing || !/is already|held by worker|settled by another process/.test(message)))
+        return givenUp(journal, batchId)
+          ? results
+          : warn(
+              missing
+                ? 'the journal did not confirm the batch was not recorded'
+                : 'the journal could not be told either',
+            );
       // Nothing recorded, already settled, or held by the worker that took it over: nothing to add.
-      if (/no batch with id|is already|held by worker|settled by another process/.test(message))
-        return results;
+      if (missing || /is already|held by worker|settled by another process/.test(message)) return results;
       return warn('the journal could not be told either');
     }
+  }
+}
+
+/** The batch marked given up in a journal that can (Journal.giveUp): true once that is recorded. */
+function givenUp(journal: Journal, batchId: string): boolean {
+  if (!journal.giveUp) return false;
+  try {
+    journal.giveUp(batchId);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -189,6 +189,25 @@ export function discardSettlement(call: CallRecord): Settlement {
 }
 
 /**
+ * A batch given up on (Journal.giveUp) whose first commit landed after all: nothing of it ran here
+ * (not even a call its commit marked running), and the model was told so; every call without a
+ * result is settled as never run.
+ */
+export function givenUpSettlement(call: CallRecord): Settlement {
+  if (call.result) return undefined;
+  return {
+    result: errorResult(
+      call.id,
+      call.name,
+      'Cancelled',
+      'not executed: toolgate gave up on this batch when the journal did not confirm it, before anything ran (it never ran)',
+    ),
+    status: 'not_run',
+    discard: true,
+  };
+}
+
+/**
  * The batch, when recovery may settle it: it exists, is still incomplete, and no other worker
  * holds a lease on it that has not run out (`now`: the journal's clock; `worker`: who settles).
  */

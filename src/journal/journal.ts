@@ -204,6 +204,13 @@ export interface Journal {
   /** Completes the batch, unless it was settled or taken over by another worker meanwhile (then nothing). */
   finishBatch(batchId: string, lease?: Lease): void;
   /**
+   * Records that this process gave up on a batch whose first commit the store never confirmed (its
+   * calls were reported as not run): should that commit land later, the batch is settled as never
+   * run when a worker would claim it, never run. For stores whose commits can land after the caller
+   * stopped waiting (a server); written so that it does not wait on what held the first commit up.
+   */
+  giveUp?(batchId: string): void;
+  /**
    * Resolves once everything committed before the call is on disk (power-loss durable). Callers
    * asking at the same time share one flush (group commit); a store whose every commit is already
    * durable resolves at once. Rejects with a JournalError if the disk refuses.

@@ -194,6 +194,48 @@ describe('a batch whose own first write has an unknown outcome (a server that di
     );
   }
 
+  for (const marks of [true, false])
+    it(
+      marks
+        ? 'not answered, with a journal that records the batch as given up: no warning (it can never run), and that batch id is the one given up'
+        : 'not answered, and marking it given up fails too: the warning stays',
+      async () => {
+        const root = makeTempDir('toolgate-notrun-');
+        const sqlite = SqliteJournal.open(path.join(root, 'j.db'));
+        try {
+          const given: string[] = [];
+          const journal = journalWith(sqlite, {
+            beginBatch: () => {
+              throw new JournalError('PostgreSQL did not answer within 30000 ms (test)', {
+                outcomeUnknown: true,
+              });
+            },
+            giveUp: (batchId) => {
+              if (!marks) throw new JournalError('PostgreSQL did not answer either (test)');
+              given.push(batchId);
+            },
+          });
+          const gate = createToolgate({
+            roots: [root],
+            baseDir: root,
+            journal,
+            config: parseConfigText('[tools.approval]\nallowlist = ["write_file"]\n', 'toolgate.toml'),
+          });
+          const [result] = await gate.execute([
+            { id: '1', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } },
+          ]);
+          expect(result?.content).toMatch(/^write_file failed: not executed: PostgreSQL did not answer/);
+          if (marks) {
+            expect(result?.content).not.toMatch(/a worker may still run/);
+            expect(given).toHaveLength(1);
+            expect(given[0]).toMatch(/^[0-9a-f-]{36}$/);
+          } else expect(result?.content).toMatch(/a worker may still run this call later/);
+        } finally {
+          sqlite.close();
+        }
+      },
+    );
+
   it('PostgreSQL errors: a lost connection or a shutdown is an unknown outcome; a refusal with its SQLSTATE is not', () => {
     expect(
       explainPgError(new PgError('Connection terminated unexpectedly', undefined), 'db').outcomeUnknown,

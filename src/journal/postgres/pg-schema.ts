@@ -105,6 +105,11 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (batch_id, call_index)
   );
   `,
+  // Batches given up on (review lead H1): the server did not answer their first commit, the model
+  // was told they did not run; if that commit lands after all, the batch is settled, never run.
+  `
+  CREATE TABLE given_up_batches (id TEXT PRIMARY KEY, at BIGINT NOT NULL);
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

@@ -33,6 +33,7 @@ import {
   type ExportRow,
   exportedCall,
   type GrantRow,
+  givenUpSettlement,
   grantRecord,
   leaseLost,
   type ModeRow,
@@ -546,26 +547,45 @@ export class PostgresJournal implements Journal {
   }
 
   claimExpiredBatch(lease: Lease, batchId?: string): BatchRecord | undefined {
-    // SKIP LOCKED: workers claiming at once each take a different batch, none waits on another.
-    const [r] = this.#write([
-      batchId !== undefined
-        ? {
-            text: `UPDATE batches SET lease_owner = $1, lease_expires = ${NOW_MS} + $2
-                   WHERE id = $3 AND status IN ${INCOMPLETE}
-                     AND (lease_expires IS NULL OR lease_expires < ${NOW_MS} OR lease_owner = $1)
-                   RETURNING id`,
-            values: [lease.worker, lease.ttlMs, batchId],
-          }
-        : {
-            text: `UPDATE batches SET lease_owner = $1, lease_expires = ${NOW_MS} + $2
-                   WHERE id = (SELECT id FROM batches WHERE status IN ${INCOMPLETE} AND lease_expires < ${NOW_MS}
-                               ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-                   RETURNING id`,
-            values: [lease.worker, lease.ttlMs],
-          },
+    for (;;) {
+      // SKIP LOCKED: workers claiming at once each take a different batch, none waits on another.
+      const [r] = this.#write([
+        batchId !== undefined
+          ? {
+              text: `UPDATE batches SET lease_owner = $1, lease_expires = ${NOW_MS} + $2
+                     WHERE id = $3 AND status IN ${INCOMPLETE}
+                       AND (lease_expires IS NULL OR lease_expires < ${NOW_MS} OR lease_owner = $1)
+                     RETURNING id, EXISTS (SELECT 1 FROM given_up_batches g WHERE g.id = batches.id) AS given_up`,
+              values: [lease.worker, lease.ttlMs, batchId],
+            }
+          : {
+              text: `UPDATE batches SET lease_owner = $1, lease_expires = ${NOW_MS} + $2
+                     WHERE id = (SELECT id FROM batches WHERE status IN ${INCOMPLETE} AND lease_expires < ${NOW_MS}
+                                 ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+                     RETURNING id, EXISTS (SELECT 1 FROM given_up_batches g WHERE g.id = batches.id) AS given_up`,
+              values: [lease.worker, lease.ttlMs],
+            },
+      ]);
+      const row = r?.rows[0] as { id: string; given_up: boolean } | undefined;
+      if (row === undefined) return undefined;
+      if (!row.given_up) return this.batch(row.id);
+      // A batch its process gave up on, whose first commit landed after all: the model was told it
+      // did not run, so it never does. Settled now; a worker looking for any batch looks on.
+      this.#settle(row.id, 'discarded', givenUpSettlement, lease.worker);
+      if (batchId !== undefined) return undefined;
+    }
+  }
+
+  giveUp(batchId: string): void {
+    // Local durability only: a commit held up waiting for a standby must not hold this one up too.
+    this.#write([
+      // For this transaction only (set_config's `true`): the statements go as one implicit transaction.
+      { text: "SELECT set_config('synchronous_commit', 'local', true)" },
+      {
+        text: 'INSERT INTO given_up_batches (id, at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
+        values: [batchId, Date.now()],
+      },
     ]);
-    const id = r?.rows[0]?.id as string | undefined;
-    return id === undefined ? undefined : this.batch(id);
   }
 
   #sessionOfBatch(batchId: string): string | undefined {
