@@ -433,6 +433,7 @@ export class PostgresJournal implements Journal {
   }
 
   pendingApprovals(): PendingApproval[] {
+    this.#settleGivenUp();
     return this.#query<PendingRow>(PENDING_APPROVALS_SQL).map(pendingApproval);
   }
 
@@ -573,6 +574,24 @@ export class PostgresJournal implements Journal {
       // did not run, so it never does. Settled now; a worker looking for any batch looks on.
       this.#settle(row.id, 'discarded', givenUpSettlement, lease.worker);
       if (batchId !== undefined) return undefined;
+    }
+  }
+
+  /**
+   * Batches given up on whose first commit landed after all (giveUp): settled as never run before
+   * anything lists them, so nobody is asked about them and no recovery resumes them. Their lease
+   * is the giving-up process's, which will never use it: it does not stop the settling.
+   */
+  #settleGivenUp(): void {
+    const rows = this.#query<{ id: string; lease_owner: string | null }>(
+      `SELECT b.id, b.lease_owner FROM batches b JOIN given_up_batches g ON g.id = b.id WHERE b.status IN ${INCOMPLETE}`,
+    );
+    for (const { id, lease_owner } of rows) {
+      try {
+        this.#settle(id, 'discarded', givenUpSettlement, lease_owner ?? undefined);
+      } catch {
+        // Settled by another process meanwhile.
+      }
     }
   }
 
@@ -803,6 +822,23 @@ export class PostgresJournal implements Journal {
   }
 
   batch(batchId: string): BatchRecord | undefined {
+    const row = this.#query<BatchRow & { given_up: boolean }>(
+      'SELECT *, EXISTS (SELECT 1 FROM given_up_batches g WHERE g.id = batches.id) AS given_up FROM batches WHERE id = $1',
+      [batchId],
+    )[0];
+    if (!row?.given_up || (row.status !== 'open' && row.status !== 'awaiting_approval'))
+      return row ? this.#toRecord(row) : undefined;
+    // Given up, and landed after all: settled before anyone can resume or answer it (see #settleGivenUp).
+    try {
+      this.#settle(batchId, 'discarded', givenUpSettlement, row.lease_owner ?? undefined);
+    } catch {
+      // Settled by another process meanwhile.
+    }
+    return this.#storedBatch(batchId);
+  }
+
+  /** The batch as stored, nothing settled on the way (for #settle itself). */
+  #storedBatch(batchId: string): BatchRecord | undefined {
     const row = this.#query<BatchRow>('SELECT * FROM batches WHERE id = $1', [batchId])[0];
     return row ? this.#toRecord(row) : undefined;
   }
@@ -836,6 +872,7 @@ export class PostgresJournal implements Journal {
   }
 
   incompleteBatches(): BatchRecord[] {
+    this.#settleGivenUp();
     return this.#query<BatchRow>(
       `SELECT * FROM batches WHERE status IN ${INCOMPLETE} ORDER BY created_at, seq`,
     ).map((row) => this.#toRecord(row));
@@ -847,7 +884,7 @@ export class PostgresJournal implements Journal {
     decide: (call: CallRecord) => Settlement,
     worker?: string,
   ): ToolResult[] {
-    const record = settleable(this.batch(batchId), batchId, this.location);
+    const record = settleable(this.#storedBatch(batchId), batchId, this.location);
     const now = Date.now();
     const results: ToolResult[] = [];
     const out: PgStatement[] = [
