@@ -566,7 +566,7 @@ export class Toolgate {
     } catch (error) {
       // Nothing may run that the journal did not record first; and if the write did land after
       // all, it is settled now, so no worker runs later what the model is told did not run.
-      return this.#notExecuted(planned, error, journal, batchId);
+      return this.#notExecuted(planned, error, journal, batchId, undefined, true);
     }
     return await this.#run(planned, options, batchId, tracing, undefined, running);
   }
@@ -826,6 +826,8 @@ export class Toolgate {
     batchId: string | undefined,
     /** Calls of a batch taken over whose result is known already: they keep it (see takeOver). */
     settled?: ReadonlySet<number>,
+    /** The failed write was the batch's first (beginBatch). */
+    firstWrite = false,
   ): ToolResult[] {
     const results = planned.map((p) =>
       settled?.has(p.index) && p.disposition.kind === 'resolved'
@@ -834,7 +836,13 @@ export class Toolgate {
     );
     if (batchId === undefined) return results;
     // A write whose outcome is unknown (a server that did not answer) may still land later.
-    return this.#abandon(journal, batchId, results, error instanceof JournalError && error.outcomeUnknown);
+    return this.#abandon(
+      journal,
+      batchId,
+      results,
+      error instanceof JournalError && error.outcomeUnknown,
+      firstWrite,
+    );
   }
 
   /**
@@ -849,6 +857,8 @@ export class Toolgate {
     results: ToolResult[],
     /** The failed write's outcome is unknown: on a server, a commit not answered may still land later. */
     mayLandLater = false,
+    /** That write was the batch's first (beginBatch): nothing of the batch can have run. */
+    firstWrite = false,
   ): ToolResult[] {
     const warn = (why: string) =>
       results.map((r) =>
@@ -861,26 +871,29 @@ export class Toolgate {
             )
           : r,
       );
+    // A first commit the server never answered can still land after the time the bridge waited (a
+    // stalled disk or standby). Nothing of the batch ran, so it is marked given up first, before
+    // anyone could claim it: if it lands, whoever meets it settles it as never run.
+    const marked = mayLandLater && firstWrite && givenUp(journal, batchId);
     try {
       journal.resumeBatch(batchId, this.#lease?.worker);
       return results;
     } catch (error) {
       const message = (error as Error).message;
       const missing = /no batch with id/.test(message);
-      // A commit the server never answered can still land after the time the bridge waited (a
-      // stalled disk or standby). The batch is marked given up, so that it is then settled as never
-      // run, not taken over; where that cannot be recorded either, the model is told a worker may
-      // still run it.
-      if (mayLandLater && (missing || !/is already|held by worker|settled by another process/.test(message)))
-        return givenUp(journal, batchId)
-          ? results
-          : warn(
-              missing
-                ? 'the journal did not confirm the batch was not recorded'
-                : 'the journal could not be told either',
-            );
+      const heldElsewhere = /held by worker/.test(message);
+      if (mayLandLater) {
+        // Another worker holding it may run what the model is told did not run: said so.
+        if (heldElsewhere) return warn('another worker holds the batch');
+        if (marked || /is already|settled by another process/.test(message)) return results;
+        return warn(
+          missing
+            ? 'the journal did not confirm the batch was not recorded'
+            : 'the journal could not be told either',
+        );
+      }
       // Nothing recorded, already settled, or held by the worker that took it over: nothing to add.
-      if (missing || /is already|held by worker|settled by another process/.test(message)) return results;
+      if (missing || heldElsewhere || /is already|settled by another process/.test(message)) return results;
       return warn('the journal could not be told either');
     }
   }

@@ -6,6 +6,7 @@ import type { LoopEvent } from '../core/loop-event.js';
 import { errorResult } from '../core/make-result.js';
 import type { ToolErrorType } from '../core/tool-error.js';
 import type { ToolResult } from '../core/tool-result.js';
+import { JournalError } from '../journal/journal.js';
 import { keepLease } from '../journal/keep-lease.js';
 import type { AdvertisedTool, Connection, ProviderAdapter } from '../providers/provider.js';
 import { ProviderError } from '../providers/provider.js';
@@ -200,13 +201,26 @@ async function turnWithin(options: TurnOptions, traceContext: Context): Promise<
           onCallClosed: (call, index) => {
             if (!journal) return;
             const lease = gate.lease;
-            journal.recordStreamedCall(
-              session,
-              batchId,
-              index,
-              { id: call.id, name: call.name, arguments: call.arguments },
-              lease,
-            );
+            try {
+              journal.recordStreamedCall(
+                session,
+                batchId,
+                index,
+                { id: call.id, name: call.name, arguments: call.arguments },
+                lease,
+              );
+            } catch (error) {
+              // A write the server never answered may land later and make the batch: nothing of
+              // it runs (the turn fails here), so it is marked given up, never to be taken over.
+              if (error instanceof JournalError && error.outcomeUnknown) {
+                try {
+                  journal.giveUp?.(batchId);
+                } catch {
+                  // The server still does not answer: the turn's failure says the journal failed.
+                }
+              }
+              throw error;
+            }
             // Held while the model writes the rest; the renewal stops by itself once the batch is settled.
             if (!streamed && lease) keepLease(journal, batchId, lease);
             streamed = true;

@@ -125,6 +125,33 @@ describe('a halt after the last result leaves the batch complete (review lead L4
   });
 });
 
+describe('a halt at the last result that was not recorded is not a complete batch (second review of L4)', () => {
+  it('a store that ignores `finish`, its last recordResult failing: the batch is resumed, the call whose result is missing is outcome unknown, never left running in a complete batch', async () => {
+    const root = makeTempDir('toolgate-notrun-');
+    const sqlite = SqliteJournal.open(path.join(root, 'j.db'));
+    try {
+      const journal = journalWith(sqlite, {
+        recordResult: (batchId, index, result, status) => {
+          if (index === 1) throw new Error('disk full (test)');
+          sqlite.recordResult(batchId, index, result, status);
+          return undefined;
+        },
+      });
+      const gate = createToolgate({ roots: [root], baseDir: root, journal, approver: approveAll });
+      await gate.execute([
+        { id: '1', name: 'write_file', arguments: { path: 'a.txt', content: 'a' } },
+        { id: '2', name: 'write_file', arguments: { path: 'b.txt', content: 'b' } },
+      ]);
+      const [summary] = sqlite.recentBatches(1);
+      const batch = sqlite.batch(summary?.id as string);
+      expect(batch?.status).toBe('resumed');
+      expect(batch?.calls.map((c) => c.status)).toEqual(['done', 'unknown']);
+    } finally {
+      sqlite.close();
+    }
+  });
+});
+
 describe('a call marked running whose fsync then failed did not start: the journal says never run, as the model is told', () => {
   it('write_file allowed without asking, the fsync before it failing: not executed, and not_run in the journal (not "outcome unknown")', async () => {
     const root = makeTempDir('toolgate-notrun-');

@@ -2,11 +2,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { parseConfigText } from '../../src/config/load-config.js';
 import { approveAll } from '../../src/core/confirmation.js';
+import { defineTool } from '../../src/core/define-tool.js';
 import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
 import { SyncPg } from '../../src/journal/postgres/sync-pg.js';
 import { createToolgate } from '../../src/toolgate.js';
+import { journalWith } from '../helpers/journal-with.js';
 import { type PgServer, startPostgres } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -32,14 +35,9 @@ async function until(check: () => boolean, ms: number): Promise<void> {
   }
 }
 
-/** Runs one write_file while commits are held, releases them, and waits for the batch to land. */
-async function landGivenUpBatch(asks: boolean) {
-  const root = makeTempDir('toolgate-given-up-');
-  const url = server.createDatabase();
-  const admin = SyncPg.connect(server.url(), 20_000);
-  const raw = SyncPg.connect(url, 20_000);
-  const journal = PostgresJournal.open(url, { timeoutMs: 1500 });
-  const holdCommits = (on: boolean) => {
+/** Commits held (on) or let through (off), for the whole server. */
+function commitHold(admin: SyncPg) {
+  return (on: boolean) => {
     admin.query(
       on
         ? "ALTER SYSTEM SET synchronous_standby_names = 'toolgate_nobody'"
@@ -47,6 +45,26 @@ async function landGivenUpBatch(asks: boolean) {
     );
     admin.query('SELECT pg_reload_conf()');
   };
+}
+
+/** A side effect that never finishes: its worker is as good as dead while it runs. */
+const stall = defineTool({
+  name: 'stall',
+  description: 'starts a side effect and never finishes',
+  args: z.strictObject({}),
+  tier: 'side_effecting',
+  summary: () => 'stall',
+  execute: () => new Promise<string>(() => {}),
+});
+
+/** Runs one write_file while commits are held, releases them, and waits for the batch to land. */
+async function landGivenUpBatch(asks: boolean) {
+  const root = makeTempDir('toolgate-given-up-');
+  const url = server.createDatabase();
+  const admin = SyncPg.connect(server.url(), 20_000);
+  const raw = SyncPg.connect(url, 20_000);
+  const journal = PostgresJournal.open(url, { timeoutMs: 1500 });
+  const holdCommits = commitHold(admin);
   try {
     holdCommits(true);
     await sleep(300); // the server's processes read the new setting
@@ -115,6 +133,133 @@ describe('a batch given up on, whose first commit lands later, never runs', () =
       expect(other.batch(id)?.status).toBe('discarded');
       expect(written()).toBe(false);
     } finally {
+      other.close();
+    }
+  }, 60_000);
+
+  it('marked before anything else: a worker that claims the batch the moment it lands, before the process settles it, finds the mark and runs nothing (second review)', async () => {
+    const root = makeTempDir('toolgate-given-up-');
+    const url = server.createDatabase();
+    const admin = SyncPg.connect(server.url(), 20_000);
+    const holdCommits = commitHold(admin);
+    const first = PostgresJournal.open(url, { timeoutMs: 1500 });
+    const other = PostgresJournal.open(url);
+    const raw = SyncPg.connect(url, 20_000);
+    let claimed: ReturnType<typeof other.claimExpiredBatch> | 'not tried' = 'not tried';
+    try {
+      holdCommits(true);
+      await sleep(300);
+      const gate = createToolgate({
+        roots: [root],
+        baseDir: root,
+        config: parseConfigText('[tools.approval]\nallowlist = ["write_file"]\n', 'toolgate.toml'),
+        lease: { worker: 'first', ttlMs: 300 },
+        // Between giving up and settling, the commit lands and another worker claims at once.
+        journal: journalWith(first, {
+          resumeBatch: (id, worker) => {
+            holdCommits(false);
+            const wait = new Int32Array(new SharedArrayBuffer(4));
+            for (let i = 0; i < 300 && raw.query('SELECT 1 FROM batches').rows.length === 0; i++)
+              Atomics.wait(wait, 0, 0, 50);
+            Atomics.wait(wait, 0, 0, 500); // its lease runs out
+            claimed = other.claimExpiredBatch({ worker: 'second', ttlMs: 60_000 });
+            return first.resumeBatch(id, worker);
+          },
+        }),
+      });
+      const [result] = await gate.execute([
+        { id: '1', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } },
+      ]);
+      expect(claimed).toBeUndefined();
+      expect(result?.content).toMatch(/not executed/);
+      const [batch] = raw.query<{ status: string }>('SELECT status FROM batches').rows;
+      expect(batch?.status).toBe('discarded');
+      expect(existsSync(path.join(root, 'x.txt'))).toBe(false);
+    } finally {
+      holdCommits(false);
+      admin.close();
+      raw.close();
+      first.close();
+      other.close();
+    }
+  }, 60_000);
+
+  it('only a batch whose first commit went unanswered is given up: in a takeover whose answer is not recorded in time, a call that was running stays "outcome unknown" (second review)', async () => {
+    const root = makeTempDir('toolgate-given-up-');
+    const url = server.createDatabase();
+    const admin = SyncPg.connect(server.url(), 20_000);
+    const holdCommits = commitHold(admin);
+    const a = PostgresJournal.open(url);
+    const b = PostgresJournal.open(url, { timeoutMs: 1500 });
+    const other = PostgresJournal.open(url);
+    try {
+      // Worker A writes a.txt, starts `stall` and is never heard of again.
+      const gateA = createToolgate({
+        roots: [root],
+        baseDir: root,
+        tools: [stall],
+        journal: journalWith(a, { renewLease: () => true }),
+        approver: approveAll,
+        lease: { worker: 'a', ttlMs: 200 },
+      });
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      void gateA.execute(
+        [
+          { id: '1', name: 'write_file', arguments: { path: 'a.txt', content: 'a' } },
+          { id: '2', name: 'stall', arguments: {} },
+          { id: '3', name: 'write_file', arguments: { path: 'c.txt', content: 'c' } },
+        ],
+        { onEvent: (e) => void (e.type === 'started' && e.callId === '2' && started()) },
+      );
+      await running;
+      await sleep(400);
+      const record = b.claimExpiredBatch({ worker: 'b', ttlMs: 1000 });
+      expect(record?.calls.map((c) => c.status)).toEqual(['done', 'running', 'approved']);
+      // B takes it over; commits are held while the person answers, so recording the answer times out.
+      const gateB = createToolgate({
+        roots: [root],
+        baseDir: root,
+        tools: [stall],
+        journal: b,
+        approver: async (request, signal) => {
+          holdCommits(true);
+          await sleep(300);
+          return approveAll(request, signal);
+        },
+        lease: { worker: 'b', ttlMs: 60_000 },
+      });
+      const results = await gateB.takeOver(record as NonNullable<typeof record>);
+      expect(results[1]?.content).toMatch(/outcome unknown/);
+      // The answer may still land: the model hears that a worker may still run the third call.
+      expect(results[2]?.content).toMatch(/not executed: .*a worker may still run this call later/s);
+      holdCommits(false);
+      await sleep(2000); // B's lease (1 s) runs out
+      // Not given up: the next worker gets the batch, and the call A was running stays unknown.
+      const claimed = other.claimExpiredBatch({ worker: 'c', ttlMs: 60_000 });
+      expect(claimed?.calls[1]?.status).toBe('running');
+      const gateC = createToolgate({
+        roots: [root],
+        baseDir: root,
+        tools: [stall],
+        journal: other,
+        approver: approveAll,
+        lease: { worker: 'c', ttlMs: 60_000 },
+      });
+      const finished = await gateC.takeOver(claimed as NonNullable<typeof claimed>);
+      expect(finished[1]?.content).toMatch(/outcome unknown/); // it may have had its effect
+      expect(other.batch(record?.id as string)?.calls.map((c) => c.status)).toEqual([
+        'done',
+        'unknown',
+        'done',
+      ]);
+    } finally {
+      holdCommits(false);
+      admin.close();
+      a.close();
+      b.close();
       other.close();
     }
   }, 60_000);

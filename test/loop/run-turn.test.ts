@@ -3,11 +3,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
 import { approveAll, denyAll } from '../../src/core/confirmation.js';
 import type { LoopEvent } from '../../src/core/loop-event.js';
+import { JournalError } from '../../src/journal/journal.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { loadConversation } from '../../src/loop/load-conversation.js';
 import { runTurn, type TurnOptions } from '../../src/loop/run-turn.js';
 import { adapterFor } from '../../src/providers/adapters.js';
 import { createToolgate } from '../../src/toolgate.js';
+import { journalWith } from '../helpers/journal-with.js';
 import {
   anthropicStream,
   chatStream,
@@ -371,6 +373,39 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
     reader.close();
     journal.close();
   });
+
+  for (const unknown of [true, false])
+    it(
+      unknown
+        ? 'a streamed call whose journal write the server did not answer: the turn fails, and its batch is marked given up (that write may land later; the batch must then never run)'
+        : 'a streamed call whose journal write was refused: the turn fails, nothing is marked given up (nothing can land)',
+      async () => {
+        ws.file('a.txt', 'alpha\n');
+        ws.file('b.txt', 'beta\n');
+        const sqlite = SqliteJournal.open(path.join(ws.dir(), '.toolgate', 'journal.db'));
+        const written: string[] = [];
+        const given: string[] = [];
+        const journal = journalWith(sqlite, {
+          recordStreamedCall: (_session, batchId) => {
+            written.push(batchId);
+            throw new JournalError('PostgreSQL did not answer within 1500 ms (test)', {
+              outcomeUnknown: unknown,
+            });
+          },
+          giveUp: (batchId) => {
+            given.push(batchId);
+          },
+        });
+        const gate = createToolgate({ roots: [ws.dir()], approver: approveAll, session: 'S1', journal });
+        server = await startReplayServer([{ body: chatStream({ calls: two }) }]);
+        const { outcome } = await turn(gate, 'openai');
+        expect(outcome.status).toBe('error');
+        // Every write that was not answered (a retried request makes its own) is marked.
+        expect(written.length).toBeGreaterThan(0);
+        expect(given).toEqual(unknown ? written : []);
+        sqlite.close();
+      },
+    );
 
   it('retries 429/5xx before any output (honouring Retry-After), and gives up with a clear error on 4xx', async () => {
     const t = setup(

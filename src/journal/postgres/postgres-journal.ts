@@ -572,7 +572,11 @@ export class PostgresJournal implements Journal {
       if (!row.given_up) return this.batch(row.id);
       // A batch its process gave up on, whose first commit landed after all: the model was told it
       // did not run, so it never does. Settled now; a worker looking for any batch looks on.
-      this.#settle(row.id, 'discarded', givenUpSettlement, lease.worker);
+      try {
+        this.#settle(row.id, 'discarded', givenUpSettlement, lease.worker);
+      } catch {
+        // Settled by another process meanwhile (a recovery at the same moment): not ours to run.
+      }
       if (batchId !== undefined) return undefined;
     }
   }
@@ -706,6 +710,11 @@ export class PostgresJournal implements Journal {
         values: [before],
       },
       { text: 'DELETE FROM approval_answers WHERE batch_id NOT IN (SELECT id FROM batches)' },
+      // Marks of batches given up on: kept while such a batch could still land (or has, unsettled).
+      {
+        text: `DELETE FROM given_up_batches WHERE at < $1 AND id NOT IN (SELECT id FROM batches WHERE status IN ${INCOMPLETE})`,
+        values: [before],
+      },
     ]);
     const row = counts?.rows[0] as { calls: number; batches: number } | undefined;
     return { batches: row?.batches ?? 0, calls: row?.calls ?? 0, messages: messages?.rowCount ?? 0 };
@@ -937,11 +946,25 @@ export class PostgresJournal implements Journal {
   }
 
   resumeBatch(batchId: string, worker?: string): ToolResult[] {
-    return this.#settle(batchId, 'resumed', resumeSettlement, worker);
+    return this.#settleGivenUpBatch(batchId) ?? this.#settle(batchId, 'resumed', resumeSettlement, worker);
   }
 
   discardBatch(batchId: string, worker?: string): ToolResult[] {
-    return this.#settle(batchId, 'discarded', discardSettlement, worker);
+    return this.#settleGivenUpBatch(batchId) ?? this.#settle(batchId, 'discarded', discardSettlement, worker);
+  }
+
+  /**
+   * An incomplete batch marked given up is settled as never run whoever asks to resume or discard
+   * it (nothing of it ran: a call its first commit marked running never started); else undefined.
+   */
+  #settleGivenUpBatch(batchId: string): ToolResult[] | undefined {
+    const [row] = this.#query<{ lease_owner: string | null }>(
+      `SELECT b.lease_owner FROM batches b JOIN given_up_batches g ON g.id = b.id WHERE b.id = $1 AND b.status IN ${INCOMPLETE}`,
+      [batchId],
+    );
+    return row
+      ? this.#settle(batchId, 'discarded', givenUpSettlement, row.lease_owner ?? undefined)
+      : undefined;
   }
 
   /** What the server guarantees for a commit, and the schema version (for `toolgate journal` and tests). */
