@@ -102,7 +102,13 @@ async function landGivenUpBatch(asks: boolean) {
 }
 
 describe('a batch given up on, whose first commit lands later, never runs', () => {
-  for (const meets of ['a worker claiming it', 'a read of it', 'a listing of incomplete batches'] as const)
+  for (const meets of [
+    'a worker claiming it',
+    'a read of it',
+    'a listing of incomplete batches',
+    'a resume of it',
+    'a discard of it',
+  ] as const)
     it(`the model is told it did not run (no "a worker may still run it"); ${meets} settles it as never run`, async () => {
       const { url, result, id, written } = await landGivenUpBatch(false);
       expect(result?.ok).toBe(false);
@@ -113,13 +119,29 @@ describe('a batch given up on, whose first commit lands later, never runs', () =
         if (meets === 'a worker claiming it')
           expect(other.claimExpiredBatch({ worker: 'second', ttlMs: 60_000 })).toBeUndefined();
         else if (meets === 'a read of it') expect(other.batch(id)?.status).toBe('discarded');
-        else expect(other.incompleteBatches()).toEqual([]);
+        else if (meets === 'a listing of incomplete batches') expect(other.incompleteBatches()).toEqual([]);
+        else {
+          const results = meets === 'a resume of it' ? other.resumeBatch(id) : other.discardBatch(id);
+          expect(results.map((r) => r.content)).toEqual([expect.stringMatching(/gave up on this batch/)]);
+        }
         const settled = other.batch(id);
         expect(settled?.status).toBe('discarded');
         expect(settled?.calls.map((c) => c.status)).toEqual(['not_run']);
         expect(settled?.calls[0]?.result?.content).toMatch(/gave up on this batch/);
         expect(other.claimExpiredBatch({ worker: 'third', ttlMs: 60_000 })).toBeUndefined();
         expect(written()).toBe(false);
+        // Its mark is kept no longer than the batches pruned with it.
+        const marks = () => {
+          const raw = SyncPg.connect(url, 20_000);
+          try {
+            return raw.query('SELECT id FROM given_up_batches').rows.length;
+          } finally {
+            raw.close();
+          }
+        };
+        expect(marks()).toBe(1);
+        other.prune(Date.now() + 1000);
+        expect(marks()).toBe(0);
       } finally {
         other.close();
       }
