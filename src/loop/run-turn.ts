@@ -243,7 +243,9 @@ async function turnWithin(options: TurnOptions, traceContext: Context): Promise<
       const message =
         error instanceof ProviderError
           ? error.message
-          : `provider request failed: ${(error as Error).message}`;
+          : error instanceof JournalError
+            ? `the journal could not record a tool call as the model sent it (${error.message}); nothing from this response was run`
+            : `provider request failed: ${(error as Error).message}`;
       return outcome('error', { error: message });
     }
     if (turn.finishReason) chat.setAttribute('gen_ai.response.finish_reasons', [turn.finishReason]);

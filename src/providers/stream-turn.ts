@@ -151,7 +151,24 @@ async function streamTurnWithin(
   heard();
   const decoder = adapter.createDecoder();
   const parser = new SseParser();
-  const calls = new ToolCallAccumulator(options.onCallClosed ? { onClosed: options.onCallClosed } : {});
+  // What the call listener throws (the journal failing to record a call) is its own failure, not the
+  // connection's: it goes out as it is.
+  let listenerFailure: { error: unknown } | undefined;
+  const onCallClosed = options.onCallClosed;
+  const calls = new ToolCallAccumulator(
+    onCallClosed
+      ? {
+          onClosed: (call, index) => {
+            try {
+              onCallClosed(call, index);
+            } catch (error) {
+              listenerFailure ??= { error };
+              throw error;
+            }
+          },
+        }
+      : {},
+  );
   const result: StreamedTurn = {
     text: '',
     reasoning: '',
@@ -200,6 +217,7 @@ async function streamTurnWithin(
     for (const sse of parser.end()) for (const event of decoder.push(sse)) handle(event);
   } catch (error) {
     if (options.signal?.aborted || error instanceof ProviderError) throw error;
+    if (listenerFailure) throw listenerFailure.error;
     result.problem = `the connection broke mid-stream (${(error as Error).message})`;
   } finally {
     reader.releaseLock();
