@@ -874,7 +874,7 @@ export class Toolgate {
     // A first commit the server never answered can still land after the time the bridge waited (a
     // stalled disk or standby). Nothing of the batch ran, so it is marked given up first, before
     // anyone could claim it: if it lands, whoever meets it settles it as never run.
-    const marked = mayLandLater && firstWrite && givenUp(journal, batchId);
+    const marked = mayLandLater && firstWrite && givenUp(journal, batchId, this.#lease?.worker);
     try {
       journal.resumeBatch(batchId, this.#lease?.worker);
       return results;
@@ -900,10 +900,10 @@ export class Toolgate {
 }
 
 /** The batch marked given up in a journal that can (Journal.giveUp): true once that is recorded. */
-function givenUp(journal: Journal, batchId: string): boolean {
+function givenUp(journal: Journal, batchId: string, worker: string | undefined): boolean {
   if (!journal.giveUp) return false;
   try {
-    journal.giveUp(batchId);
+    journal.giveUp(batchId, worker);
     return true;
   } catch {
     return false;

@@ -208,8 +208,9 @@ export interface Journal {
    * calls were reported as not run): should that commit land later, the batch is settled as never
    * run when a worker would claim it, never run. For stores whose commits can land after the caller
    * stopped waiting (a server); written so that it does not wait on what held the first commit up.
+   * `worker`: the giving-up process's lease, if it had one; a lease anyone else holds is respected.
    */
-  giveUp?(batchId: string): void;
+  giveUp?(batchId: string, worker?: string): void;
   /**
    * Resolves once everything committed before the call is on disk (power-loss durable). Callers
    * asking at the same time share one flush (group commit); a store whose every commit is already

@@ -214,7 +214,7 @@ async function turnWithin(options: TurnOptions, traceContext: Context): Promise<
               // it runs (the turn fails here), so it is marked given up, never to be taken over.
               if (error instanceof JournalError && error.outcomeUnknown) {
                 try {
-                  journal.giveUp?.(batchId);
+                  journal.giveUp?.(batchId, lease?.worker);
                 } catch {
                   // The server still does not answer: the turn's failure says the journal failed.
                 }

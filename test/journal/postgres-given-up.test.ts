@@ -285,4 +285,86 @@ describe('a batch given up on, whose first commit lands later, never runs', () =
       other.close();
     }
   }, 60_000);
+  it('the mark passes over only the giving-up process’s own lease: a worker that claimed the batch first keeps it, and a reader does not settle it under that worker (third review)', () => {
+    const url = server.createDatabase();
+    const a = PostgresJournal.open(url);
+    const w = PostgresJournal.open(url);
+    const reader = PostgresJournal.open(url);
+    try {
+      const id = a.beginBatch(
+        'S',
+        [
+          { id: '1', name: 'write_file', arguments: { path: 'a', content: 'a' } },
+          { id: '2', name: 'write_file', arguments: { path: 'b', content: 'b' } },
+        ],
+        { lease: { worker: 'a', ttlMs: 100 } },
+      );
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+      const lease = { worker: 'w', ttlMs: 60_000 };
+      expect(w.claimExpiredBatch(lease)?.id).toBe(id);
+      w.markRunning(id, 0, lease); // W's side effect is under way
+      a.giveUp(id, 'a'); // A's mark, landing late
+      expect(reader.batch(id)?.status).toBe('open');
+      expect(reader.incompleteBatches().map((b) => b.id)).toEqual([id]);
+      expect(() => reader.resumeBatch(id)).toThrow(/held by worker w/);
+      expect(() => w.markRunning(id, 1, lease)).not.toThrow();
+    } finally {
+      a.close();
+      w.close();
+      reader.close();
+    }
+  }, 60_000);
+
+  for (const markWritten of [true, false])
+    it(`a worker that claimed the landed batch before ${markWritten ? 'the mark was written' : 'the mark could be written (it failed)'}: the model hears a worker may still run the calls, and the batch stays that worker’s (third review)`, async () => {
+      const root = makeTempDir('toolgate-given-up-');
+      const url = server.createDatabase();
+      const admin = SyncPg.connect(server.url(), 20_000);
+      const raw = SyncPg.connect(url, 20_000);
+      const holdCommits = commitHold(admin);
+      const first = PostgresJournal.open(url, { timeoutMs: 1500 });
+      const w = PostgresJournal.open(url);
+      const lease = { worker: 'w', ttlMs: 60_000 };
+      const wait = new Int32Array(new SharedArrayBuffer(4));
+      try {
+        holdCommits(true);
+        await sleep(300);
+        const gate = createToolgate({
+          roots: [root],
+          baseDir: root,
+          config: parseConfigText('[tools.approval]\nallowlist = ["write_file"]\n', 'toolgate.toml'),
+          lease: { worker: 'first', ttlMs: 300 },
+          journal: journalWith(first, {
+            giveUp: (id, worker) => {
+              // The commit lands, its lease runs out, and W claims it before the mark commits.
+              holdCommits(false);
+              for (let i = 0; i < 300 && raw.query('SELECT 1 FROM batches').rows.length === 0; i++)
+                Atomics.wait(wait, 0, 0, 50);
+              Atomics.wait(wait, 0, 0, 500);
+              expect(w.claimExpiredBatch(lease)?.id).toBe(id);
+              if (!markWritten) throw new Error('PostgreSQL did not answer (the mark, test)');
+              first.giveUp(id, worker);
+            },
+          }),
+        });
+        const results = await gate.execute([
+          { id: '1', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } },
+          { id: '2', name: 'write_file', arguments: { path: 'y.txt', content: 'y' } },
+        ]);
+        for (const r of results)
+          expect(r.content).toMatch(
+            /not executed: .*another worker holds the batch: a worker may still run this call later/s,
+          );
+        const [batch] = raw.query<{ status: string; lease_owner: string }>(
+          'SELECT status, lease_owner FROM batches',
+        ).rows;
+        expect(batch).toEqual({ status: 'open', lease_owner: 'w' });
+      } finally {
+        holdCommits(false);
+        admin.close();
+        raw.close();
+        first.close();
+        w.close();
+      }
+    }, 60_000);
 });

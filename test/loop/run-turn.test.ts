@@ -397,7 +397,8 @@ describe('runTurn: the loop of seed 000 §8.2 over a real HTTP server on 127.0.0
           },
         });
         const gate = createToolgate({ roots: [ws.dir()], approver: approveAll, session: 'S1', journal });
-        server = await startReplayServer([{ body: chatStream({ calls: two }) }]);
+        // One call: it is closed by the stream's finish event, inside the read loop.
+        server = await startReplayServer([{ body: chatStream({ calls: [two[0] as (typeof two)[number]] }) }]);
         const { outcome } = await turn(gate, 'openai');
         expect(outcome.status).toBe('error');
         // The journal's failure, said as such (not "the connection broke"), and the call not offered twice.

@@ -107,8 +107,9 @@ const MIGRATIONS: readonly string[] = [
   `,
   // Batches given up on (review lead H1): the server did not answer their first commit, the model
   // was told they did not run; if that commit lands after all, the batch is settled, never run.
+  // `worker`: the lease of the process that gave up, the only one that settling may pass over.
   `
-  CREATE TABLE given_up_batches (id TEXT PRIMARY KEY, at BIGINT NOT NULL);
+  CREATE TABLE given_up_batches (id TEXT PRIMARY KEY, at BIGINT NOT NULL, worker TEXT);
   `,
 ];
 

@@ -583,30 +583,31 @@ export class PostgresJournal implements Journal {
 
   /**
    * Batches given up on whose first commit landed after all (giveUp): settled as never run before
-   * anything lists them, so nobody is asked about them and no recovery resumes them. Their lease
-   * is the giving-up process's, which will never use it: it does not stop the settling.
+   * anything lists them, so nobody is asked about them and no recovery resumes them. The giving-up
+   * process's own lease does not stop the settling (it will never use it); anyone else's does.
    */
   #settleGivenUp(): void {
-    const rows = this.#query<{ id: string; lease_owner: string | null }>(
-      `SELECT b.id, b.lease_owner FROM batches b JOIN given_up_batches g ON g.id = b.id WHERE b.status IN ${INCOMPLETE}`,
+    const rows = this.#query<{ id: string; worker: string | null }>(
+      `SELECT b.id, g.worker FROM batches b JOIN given_up_batches g ON g.id = b.id WHERE b.status IN ${INCOMPLETE}`,
     );
-    for (const { id, lease_owner } of rows) {
+    for (const { id, worker } of rows) {
       try {
-        this.#settle(id, 'discarded', givenUpSettlement, lease_owner ?? undefined);
+        this.#settle(id, 'discarded', givenUpSettlement, worker ?? undefined);
       } catch {
-        // Settled by another process meanwhile.
+        // Settled by another process meanwhile, or held by a worker that claimed it before the
+        // mark (its lease is respected: it may be running a call).
       }
     }
   }
 
-  giveUp(batchId: string): void {
+  giveUp(batchId: string, worker?: string): void {
     // Local durability only: a commit held up waiting for a standby must not hold this one up too.
     this.#write([
       // For this transaction only (set_config's `true`): the statements go as one implicit transaction.
       { text: "SELECT set_config('synchronous_commit', 'local', true)" },
       {
-        text: 'INSERT INTO given_up_batches (id, at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
-        values: [batchId, Date.now()],
+        text: 'INSERT INTO given_up_batches (id, at, worker) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING',
+        values: [batchId, Date.now(), worker ?? null],
       },
     ]);
   }
@@ -831,17 +832,18 @@ export class PostgresJournal implements Journal {
   }
 
   batch(batchId: string): BatchRecord | undefined {
-    const row = this.#query<BatchRow & { given_up: boolean }>(
-      'SELECT *, EXISTS (SELECT 1 FROM given_up_batches g WHERE g.id = batches.id) AS given_up FROM batches WHERE id = $1',
+    const row = this.#query<BatchRow & { given_up: boolean; given_up_by: string | null }>(
+      `SELECT b.*, g.id IS NOT NULL AS given_up, g.worker AS given_up_by
+         FROM batches b LEFT JOIN given_up_batches g ON g.id = b.id WHERE b.id = $1`,
       [batchId],
     )[0];
     if (!row?.given_up || (row.status !== 'open' && row.status !== 'awaiting_approval'))
       return row ? this.#toRecord(row) : undefined;
     // Given up, and landed after all: settled before anyone can resume or answer it (see #settleGivenUp).
     try {
-      this.#settle(batchId, 'discarded', givenUpSettlement, row.lease_owner ?? undefined);
+      this.#settle(batchId, 'discarded', givenUpSettlement, row.given_up_by ?? undefined);
     } catch {
-      // Settled by another process meanwhile.
+      // Settled by another process meanwhile, or held by a worker that claimed it before the mark.
     }
     return this.#storedBatch(batchId);
   }
@@ -935,10 +937,15 @@ export class PostgresJournal implements Journal {
     try {
       this.#pg.transaction(out);
     } catch (error) {
-      if (error instanceof PgError && error.code === '22012')
+      if (error instanceof PgError && error.code === '22012') {
+        // Which of the two: a caller that gave the batch up must know whether a worker may run it.
+        const now = this.#storedBatch(batchId);
         throw new JournalError(
-          `batch ${batchId} was settled by another process meanwhile, or another worker holds it (its lease has not run out); see \`toolgate journal show ${batchId}\``,
+          now && (now.status === 'open' || now.status === 'awaiting_approval')
+            ? `batch ${batchId} is held by worker ${now.lease?.worker ?? '(unknown)'} (its lease has not run out); see \`toolgate journal show ${batchId}\``
+            : `batch ${batchId} is already ${now?.status ?? 'gone'}: settled by another process meanwhile; see \`toolgate journal show ${batchId}\``,
         );
+      }
       throw explainPgError(error, this.location);
     }
     this.#sessionOf.delete(batchId);
@@ -958,13 +965,11 @@ export class PostgresJournal implements Journal {
    * it (nothing of it ran: a call its first commit marked running never started); else undefined.
    */
   #settleGivenUpBatch(batchId: string): ToolResult[] | undefined {
-    const [row] = this.#query<{ lease_owner: string | null }>(
-      `SELECT b.lease_owner FROM batches b JOIN given_up_batches g ON g.id = b.id WHERE b.id = $1 AND b.status IN ${INCOMPLETE}`,
+    const [row] = this.#query<{ worker: string | null }>(
+      `SELECT g.worker FROM batches b JOIN given_up_batches g ON g.id = b.id WHERE b.id = $1 AND b.status IN ${INCOMPLETE}`,
       [batchId],
     );
-    return row
-      ? this.#settle(batchId, 'discarded', givenUpSettlement, row.lease_owner ?? undefined)
-      : undefined;
+    return row ? this.#settle(batchId, 'discarded', givenUpSettlement, row.worker ?? undefined) : undefined;
   }
 
   /** What the server guarantees for a commit, and the schema version (for `toolgate journal` and tests). */
