@@ -44,8 +44,12 @@ const SPAWNS = (file: string) => {
   return `sh spawner.sh ${path.basename(file)}`;
 };
 
+// A file the shell has opened but not yet written reads empty: only whole pids count.
 const pidsIn = (file: string) =>
-  [`${file}.child`, `${file}.parent`].filter(existsSync).map((f) => Number(readFileSync(f, 'utf8').trim()));
+  [`${file}.child`, `${file}.parent`]
+    .filter(existsSync)
+    .map((f) => Number(readFileSync(f, 'utf8').trim()))
+    .filter((pid) => pid > 0);
 
 describe('process lifetime (issue #13)', () => {
   it('SIGKILL to toolgate exec: the running command and what it started die too', async () => {
