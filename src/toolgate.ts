@@ -882,10 +882,11 @@ export class Toolgate {
       const message = (error as Error).message;
       const missing = /no batch with id/.test(message);
       const heldElsewhere = /held by worker/.test(message);
+      const settledAlready = /is already/.test(message);
       if (mayLandLater) {
         // Another worker holding it may run what the model is told did not run: said so.
         if (heldElsewhere) return warn('another worker holds the batch');
-        if (marked || /is already|settled by another process/.test(message)) return results;
+        if (marked || settledAlready) return results;
         return warn(
           missing
             ? 'the journal did not confirm the batch was not recorded'
@@ -893,7 +894,7 @@ export class Toolgate {
         );
       }
       // Nothing recorded, already settled, or held by the worker that took it over: nothing to add.
-      if (missing || heldElsewhere || /is already|settled by another process/.test(message)) return results;
+      if (missing || heldElsewhere || settledAlready) return results;
       return warn('the journal could not be told either');
     }
   }

@@ -2,15 +2,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { parseConfigText } from '../../src/config/load-config.js';
 import { approveAll } from '../../src/core/confirmation.js';
-import { defineTool } from '../../src/core/define-tool.js';
 import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
 import { SyncPg } from '../../src/journal/postgres/sync-pg.js';
 import { createToolgate } from '../../src/toolgate.js';
 import { journalWith } from '../helpers/journal-with.js';
 import { type PgServer, startPostgres } from '../helpers/postgres.js';
+import { testTool } from '../helpers/tools.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /**
@@ -47,15 +46,19 @@ function commitHold(admin: SyncPg) {
   };
 }
 
+/**
+ * Inside a hook that runs synchronously: blocks until the held batch has landed (a row is there),
+ * then while its lease (300 ms) runs out.
+ */
+function blockUntilLandedAndExpired(raw: SyncPg): void {
+  const wait = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < 300 && raw.query('SELECT 1 FROM batches').rows.length === 0; i++)
+    Atomics.wait(wait, 0, 0, 50);
+  Atomics.wait(wait, 0, 0, 500);
+}
+
 /** A side effect that never finishes: its worker is as good as dead while it runs. */
-const stall = defineTool({
-  name: 'stall',
-  description: 'starts a side effect and never finishes',
-  args: z.strictObject({}),
-  tier: 'side_effecting',
-  summary: () => 'stall',
-  execute: () => new Promise<string>(() => {}),
-});
+const stall = testTool('stall', () => new Promise<string>(() => {}), { tier: 'side_effecting' });
 
 /** Runs one write_file while commits are held, releases them, and waits for the batch to land. */
 async function landGivenUpBatch(asks: boolean) {
@@ -180,10 +183,7 @@ describe('a batch given up on, whose first commit lands later, never runs', () =
         journal: journalWith(first, {
           resumeBatch: (id, worker) => {
             holdCommits(false);
-            const wait = new Int32Array(new SharedArrayBuffer(4));
-            for (let i = 0; i < 300 && raw.query('SELECT 1 FROM batches').rows.length === 0; i++)
-              Atomics.wait(wait, 0, 0, 50);
-            Atomics.wait(wait, 0, 0, 500); // its lease runs out
+            blockUntilLandedAndExpired(raw);
             claimed = other.claimExpiredBatch({ worker: 'second', ttlMs: 60_000 });
             return first.resumeBatch(id, worker);
           },
@@ -325,7 +325,6 @@ describe('a batch given up on, whose first commit lands later, never runs', () =
       const first = PostgresJournal.open(url, { timeoutMs: 1500 });
       const w = PostgresJournal.open(url);
       const lease = { worker: 'w', ttlMs: 60_000 };
-      const wait = new Int32Array(new SharedArrayBuffer(4));
       try {
         holdCommits(true);
         await sleep(300);
@@ -338,9 +337,7 @@ describe('a batch given up on, whose first commit lands later, never runs', () =
             giveUp: (id, worker) => {
               // The commit lands, its lease runs out, and W claims it before the mark commits.
               holdCommits(false);
-              for (let i = 0; i < 300 && raw.query('SELECT 1 FROM batches').rows.length === 0; i++)
-                Atomics.wait(wait, 0, 0, 50);
-              Atomics.wait(wait, 0, 0, 500);
+              blockUntilLandedAndExpired(raw);
               expect(w.claimExpiredBatch(lease)?.id).toBe(id);
               if (!markWritten) throw new Error('PostgreSQL did not answer (the mark, test)');
               first.giveUp(id, worker);

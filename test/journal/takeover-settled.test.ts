@@ -2,23 +2,15 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { approveAll } from '../../src/core/confirmation.js';
-import { defineTool } from '../../src/core/define-tool.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { createToolgate } from '../../src/toolgate.js';
 import { journalWith } from '../helpers/journal-with.js';
+import { testTool } from '../helpers/tools.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /** A side effect that never finishes: its worker is as good as dead while it runs. */
-const stall = defineTool({
-  name: 'stall',
-  description: 'starts a side effect and never finishes',
-  args: z.strictObject({}),
-  tier: 'side_effecting',
-  summary: () => 'stall',
-  execute: () => new Promise<string>(() => {}),
-});
+const stall = testTool('stall', () => new Promise<string>(() => {}), { tier: 'side_effecting' });
 
 /**
  * A batch taken over from a worker that died (issue #17 §2; review lead M1): what its first worker

@@ -571,12 +571,9 @@ export class PostgresJournal implements Journal {
       if (row === undefined) return undefined;
       if (!row.given_up) return this.batch(row.id);
       // A batch its process gave up on, whose first commit landed after all: the model was told it
-      // did not run, so it never does. Settled now; a worker looking for any batch looks on.
-      try {
-        this.#settle(row.id, 'discarded', givenUpSettlement, lease.worker);
-      } catch {
-        // Settled by another process meanwhile (a recovery at the same moment): not ours to run.
-      }
+      // did not run, so it never does. Settled now (this worker holds it); a worker looking for any
+      // batch looks on.
+      this.#settleGivenUpIfStill(row.id, lease.worker);
       if (batchId !== undefined) return undefined;
     }
   }
@@ -590,13 +587,19 @@ export class PostgresJournal implements Journal {
     const rows = this.#query<{ id: string; worker: string | null }>(
       `SELECT b.id, g.worker FROM batches b JOIN given_up_batches g ON g.id = b.id WHERE b.status IN ${INCOMPLETE}`,
     );
-    for (const { id, worker } of rows) {
-      try {
-        this.#settle(id, 'discarded', givenUpSettlement, worker ?? undefined);
-      } catch {
-        // Settled by another process meanwhile, or held by a worker that claimed it before the
-        // mark (its lease is respected: it may be running a call).
-      }
+    for (const { id, worker } of rows) this.#settleGivenUpIfStill(id, worker ?? undefined);
+  }
+
+  /**
+   * Settles a given-up batch as never run, passing over `worker`'s lease only. Left as it is when
+   * another process settled it meanwhile, or a worker that claimed it before the mark holds it
+   * (its lease is respected: it may be running a call).
+   */
+  #settleGivenUpIfStill(batchId: string, worker: string | undefined): void {
+    try {
+      this.#settle(batchId, 'discarded', givenUpSettlement, worker);
+    } catch {
+      // Settled or held elsewhere: see above.
     }
   }
 
@@ -840,11 +843,7 @@ export class PostgresJournal implements Journal {
     if (!row?.given_up || (row.status !== 'open' && row.status !== 'awaiting_approval'))
       return row ? this.#toRecord(row) : undefined;
     // Given up, and landed after all: settled before anyone can resume or answer it (see #settleGivenUp).
-    try {
-      this.#settle(batchId, 'discarded', givenUpSettlement, row.given_up_by ?? undefined);
-    } catch {
-      // Settled by another process meanwhile, or held by a worker that claimed it before the mark.
-    }
+    this.#settleGivenUpIfStill(batchId, row.given_up_by ?? undefined);
     return this.#storedBatch(batchId);
   }
 
