@@ -11,6 +11,11 @@ export interface SimpleCommand {
    * outside the roots or only known at run time, a repository's git config that runs programs).
    */
   problems?: string[];
+  /**
+   * Why it is refused whatever a person would answer (found by the planner: a git history read of a
+   * denied path or a vault). Policy denies a line with any sub-command that has one.
+   */
+  refusals?: string[];
 }
 
 /** What policy needs to know about a shell command line (from the parsed command, not the string). */
