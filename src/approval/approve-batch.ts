@@ -40,7 +40,7 @@ export async function approveBatch(
     if (approved.has(p.call.id)) {
       const scope = rememberScope(decision, p.call.id);
       if (scope) options.remember?.(p, scope);
-      return { ...p, disposition: { kind: 'execute' } };
+      return { ...p, disposition: { kind: 'execute', approvedBy: 'person' } };
     }
     const { request } = p.disposition;
     const hint = options.allowHint?.(request);

@@ -23,4 +23,10 @@ export interface CommandFacts {
   commands: SimpleCommand[];
   /** Constructs that never auto-allow: substitutions, redirections to files, eval, parse failures … */
   risks: string[];
+  /**
+   * The line as toolgate rebuilt it from the tree it judged (every word a single-quoted literal,
+   * operators from a fixed set, here-document bodies as data): what runs when nobody approved the
+   * call. Present only when there are no risks; a line that cannot be rebuilt has a risk instead.
+   */
+  rebuilt?: string;
 }

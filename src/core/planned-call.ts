@@ -8,7 +8,8 @@ import type { ToolResult } from './tool-result.js';
 
 /** What the planner decided for one call (seed 000 FR-APR-02). */
 export type Disposition =
-  | { kind: 'execute' }
+  /** `approvedBy: 'person'`: someone approved it (approveBatch); else a rule allowed it unasked. */
+  | { kind: 'execute'; approvedBy?: 'person' }
   | { kind: 'needs_approval'; request: ConfirmationRequest }
   | { kind: 'resolved'; result: ToolResult };
 

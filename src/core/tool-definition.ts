@@ -9,8 +9,17 @@ export interface ToolLocation {
   access: 'read' | 'write' | 'delete' | 'list';
 }
 
+/**
+ * How the pipeline cleared a call to run (issue #29). A person approved it: it runs as they saw it.
+ * A rule allowed it with nobody asked: a command tool runs only what the policy judged, the
+ * command line as toolgate rebuilt it (`rebuilt`; undefined when there is none, and then nothing runs).
+ */
+export type Clearance = { by: 'person' } | { by: 'policy'; rebuilt?: string };
+
 /** Built fresh for every call (seed 000 FR-REG-04a). */
 export interface ToolContext {
+  /** How the call was cleared to run; undefined when a tool is run outside the pipeline. */
+  readonly clearance?: Clearance | undefined;
   callId: string;
   /** Aborted on cancel or timeout; long work must stop when it fires. */
   signal: AbortSignal;

@@ -1,4 +1,4 @@
-import type { ToolContext } from '../core/tool-definition.js';
+import type { Clearance, ToolContext } from '../core/tool-definition.js';
 import type { ToolError } from '../core/tool-error.js';
 import type { ToolEventSink } from '../core/tool-event.js';
 import { isCleanAscii } from '../output/clean-ascii.js';
@@ -16,6 +16,7 @@ export class CallContext implements ToolContext {
   readonly paths: readonly ResolvedPath[] | undefined;
   readonly streaming: boolean;
   readonly traceparent: string | undefined;
+  readonly clearance: Clearance | undefined;
   readonly #onEvent: ToolEventSink | undefined;
   #controller: AbortController | undefined;
   #stopReason: ToolError | undefined;
@@ -27,8 +28,10 @@ export class CallContext implements ToolContext {
     paths: readonly ResolvedPath[] | undefined,
     onEvent: ToolEventSink | undefined,
     traceparent?: string,
+    clearance?: Clearance,
   ) {
     this.traceparent = traceparent;
+    this.clearance = clearance;
     this.callId = callId;
     this.sandbox = sandbox;
     this.outputLimit = outputLimit;

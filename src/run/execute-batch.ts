@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { PlannedCall } from '../core/planned-call.js';
 import { isRepeatable, type Tier } from '../core/tier.js';
-import type { ToolOutput } from '../core/tool-definition.js';
+import type { Clearance, ToolOutput } from '../core/tool-definition.js';
 import { ToolError } from '../core/tool-error.js';
 import type { ToolEventSink } from '../core/tool-event.js';
 import type { ToolResult } from '../core/tool-result.js';
@@ -241,6 +241,7 @@ async function attempt(
     p.paths,
     options.emit,
     traceparent,
+    clearanceOf(p),
   );
   const latency = () => Math.round(performance.now() - started);
   let timer: NodeJS.Timeout | undefined;
@@ -345,4 +346,11 @@ function fromThrown(
 
 function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/** How a call was cleared: a person's approval, or a rule's (then a command runs as it was rebuilt). */
+function clearanceOf(p: PlannedCall): Clearance {
+  if (p.disposition.kind === 'execute' && p.disposition.approvedBy === 'person') return { by: 'person' };
+  const rebuilt = p.commandFacts?.rebuilt;
+  return rebuilt === undefined ? { by: 'policy' } : { by: 'policy', rebuilt };
 }

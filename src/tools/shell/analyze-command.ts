@@ -1,13 +1,13 @@
 import type { Node } from 'web-tree-sitter';
 import type { CommandFacts, SimpleCommand } from '../../core/command-facts.js';
+import { CannotRebuild, type Dialect, quoteWord, Rebuilder } from './rebuild-command.js';
 import { shellParser } from './shell-parser.js';
 import { assignmentRisk, riskyBuiltin, safeToSet } from './shell-tables.js';
-import { shellScript, unwrapOnce } from './shell-wrappers.js';
+import { OTHER_SHELLS, SCRIPT_SHELLS, shellScript, unwrapOnce } from './shell-wrappers.js';
 
 export type { CommandFacts, SimpleCommand } from '../../core/command-facts.js';
 
 const STANDARD_DIRS = /^\/(?:usr\/(?:local\/)?)?s?bin\//;
-const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish']);
 const MAX_DEPTH = 8;
 
 /**
@@ -57,6 +57,8 @@ function expandsAtRunTime(text: string): boolean {
 class Analysis {
   readonly commands: SimpleCommand[] = [];
   readonly risks = new Set<string>();
+  /** A nested shell's script word (by node id) and the script's own rebuilt form, quoted. */
+  readonly replaced = new Map<number, string>();
 
   risk(reason: string): void {
     this.risks.add(reason);
@@ -330,7 +332,8 @@ class Analysis {
     if (node.type === 'heredoc_redirect') {
       const start = node.namedChildren.find((c) => c?.type === 'heredoc_start')?.text ?? '';
       const body = node.namedChildren.find((c) => c?.type === 'heredoc_body');
-      const quoted = /^['"\\]/.test(start) || /['"]$/.test(start);
+      // bash takes the body literally when any part of the delimiter is quoted (`E"O"F`, `EOF''`).
+      const quoted = /['"\\]/.test(start);
       if (!quoted && body) {
         // The parser does not see backquotes in a heredoc body; bash runs them.
         if (/`/.test(body.text)) this.risk('a backquote substitution in a here-document');
@@ -376,6 +379,7 @@ class Analysis {
 
   command(node: Node, depth: number, outerRedirects: readonly Node[] = []): void {
     const words: (string | undefined)[] = [];
+    const wordNodes: Node[] = [];
     const readFiles: (string | undefined)[] = [];
     for (const child of [...node.namedChildren, ...outerRedirects]) {
       if (!child) continue;
@@ -395,17 +399,30 @@ class Analysis {
       if (!target || !this.isValue(target)) {
         this.risk(`an unsupported shell construct (${target?.type ?? child.type})`);
         words.push(undefined);
+        wordNodes.push(child);
         continue;
       }
       words.push(this.value(target, depth + 1));
+      wordNodes.push(target);
     }
     if (words.length === 0) return;
-    this.unwrap(words, readFiles, node.text, depth);
+    this.unwrap(words, readFiles, node.text, depth, wordNodes);
   }
 
-  /** Looks through wrappers to the command that really runs; a shell's `-c` script is parsed too. */
-  unwrap(argv: (string | undefined)[], readFiles: (string | undefined)[], text: string, depth: number): void {
+  /**
+   * Looks through wrappers to the command that really runs; a shell's `-c` script is parsed too,
+   * and its word is rebuilt from that script's own rebuilt form (`wordNodes[i]` is word i's node).
+   */
+  unwrap(
+    argv: (string | undefined)[],
+    readFiles: (string | undefined)[],
+    text: string,
+    depth: number,
+    wordNodes: readonly Node[],
+  ): void {
     let words = argv;
+    let offset = 0; // where `words` starts in argv
+    let appended = false; // a wrapper (xargs) adds words only known at run time
     for (let guard = 0; guard < 16 && words.length > 0; guard++) {
       const first = words[0];
       if (first === undefined) {
@@ -417,25 +434,38 @@ class Analysis {
       const rest = words.slice(1);
       const builtin = riskyBuiltin([name, ...rest]);
       if (builtin) this.risk(builtin);
-      if (SHELLS.has(name)) {
-        const script = shellScript(rest);
+      const other = OTHER_SHELLS.has(name);
+      // Another grammar: its script is still read as bash's (for the deny rules), and the line asks.
+      if (other) this.risk(`${name} reads its script with another grammar than the one the policy parses`);
+      const dialect = other ? 'posix' : SCRIPT_SHELLS.get(name);
+      if (dialect) {
+        const script = shellScript(name, rest, (reason) => this.risk(reason));
         if (script === null) break; // `bash file.sh`: a command of its own, matched as written
         if (script === undefined) {
-          this.risk(`${name} -c runs a script only known at run time`);
           this.commands.push({ argv: [name, ...rest], text });
           return;
         }
-        this.nested(script, depth);
+        if (appended) this.risk(`${name} -c gets more words at run time from the wrapper before it`);
+        const inner = analyzeCommand(script.script, depth + 1, dialect);
+        this.commands.push(...inner.commands);
+        for (const r of inner.risks) this.risk(r);
+        const node = wordNodes[offset + 1 + script.index];
+        if (inner.rebuilt !== undefined && node) this.replaced.set(node.id, quoteWord(inner.rebuilt));
         return;
       }
       const inner = unwrapOnce(name, rest, (reason) => this.risk(reason));
-      // `exec` with redirections only rewires the shell's own descriptors, for the rest of its life.
-      if (name === 'exec' && inner?.length === 0)
-        this.risk("exec without a command changes the shell's own descriptors for what follows");
       if (inner === undefined) break;
-      words = inner;
+      // `exec` with redirections only rewires the shell's own descriptors, for the rest of its life.
+      if (name === 'exec' && inner.at >= rest.length)
+        this.risk("exec without a command changes the shell's own descriptors for what follows");
+      if (inner.reads) readFiles.push(...inner.reads);
+      if (inner.appends) appended = true;
+      offset += 1 + inner.at;
+      words = rest.slice(inner.at);
+      if (words.length === 0 && inner.appends) words = ['echo']; // xargs alone runs echo
     }
     if (words.length === 0) return;
+    if (appended) words = [...words, undefined];
     const normalized = [programName(words[0] ?? ''), ...words.slice(1)];
     const command: SimpleCommand = {
       argv: words[0] === undefined ? words : normalized,
@@ -443,12 +473,6 @@ class Analysis {
     };
     if (readFiles.length > 0) command.inputs = readFiles;
     this.commands.push(command);
-  }
-
-  nested(script: string, depth: number): void {
-    const facts = analyzeCommand(script, depth + 1);
-    this.commands.push(...facts.commands);
-    for (const r of facts.risks) this.risk(r);
   }
 }
 
@@ -468,8 +492,11 @@ const VALUE_TYPES = new Set([
   'process_substitution',
 ]);
 
-/** Parses a command line and reports every simple command in it and everything risky. */
-export function analyzeCommand(command: string, depth = 0): CommandFacts {
+/**
+ * Parses a command line and reports every simple command in it, everything risky, and (when
+ * nothing is) the line as toolgate rebuilt it from what it judged: what runs when nobody approved.
+ */
+export function analyzeCommand(command: string, depth = 0, dialect: Dialect = 'bash'): CommandFacts {
   const parser = shellParser();
   if (!parser) return { commands: [], risks: ['the shell parser is not loaded'] };
   const analysis = new Analysis();
@@ -482,7 +509,17 @@ export function analyzeCommand(command: string, depth = 0): CommandFacts {
   try {
     if (tree.rootNode.hasError) analysis.risk('part of the command could not be parsed');
     analysis.statement(tree.rootNode, depth);
-    return { commands: analysis.commands, risks: [...analysis.risks] };
+    const facts: CommandFacts = { commands: analysis.commands, risks: [...analysis.risks] };
+    if (facts.risks.length > 0) return facts;
+    try {
+      facts.rebuilt = new Rebuilder(command, dialect, analysis.replaced).program(tree.rootNode);
+    } catch (error) {
+      if (!(error instanceof CannotRebuild)) throw error;
+      facts.risks.push(
+        `toolgate runs a command nobody approved only as it rebuilt it from what it judged, and it cannot rebuild ${error.message}`,
+      );
+    }
+    return facts;
   } finally {
     tree.delete();
   }

@@ -13,7 +13,7 @@ export interface ShellIdentity {
 }
 
 /** The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses). */
-function statFields(pid: string): string[] | undefined {
+export function statFields(pid: string): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');

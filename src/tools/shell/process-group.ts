@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { statFields } from './kill-leftovers.js';
 
 /**
  * The shell commands run under: bash, the grammar the policy parses (tree-sitter-bash), so the two
@@ -11,6 +12,15 @@ export const SHELL = ['/bin/bash', '--noprofile', '--norc', '-c'] as const;
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
 
 /**
+ * The guard's last act when toolgate dies: kill every process of its session, then its group. A
+ * command is started with setsid, so the session is the command's; a program that moves its child
+ * into a group of its own (`timeout` does) does not leave the session.
+ */
+const KILL_SESSION =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash text, where ${…} is bash syntax
+  'for f in /proc/[0-9]*/stat; do read -r s < "$f" || continue; s=${s##*) }; set -- $s; p=${f//[^0-9]/}; [ "$4" = "$$" ] && [ "$p" != "$$" ] && kill -KILL "$p"; done 2>/dev/null; kill -KILL 0';
+
+/**
  * How a command line is started. Where util-linux `setpriv` exists, a small bash guard leads the
  * process group with a parent-death signal: if toolgate dies, even by SIGKILL, the guard gets
  * SIGHUP and kills the whole group, so nothing the command started outlives toolgate. The command
@@ -19,7 +29,7 @@ const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
  */
 export function shellArgv(command: string): string[] {
   if (!SETPRIV) return [...SHELL, command];
-  const guard = `trap 'kill -KILL 0' HUP; ${SHELL.join(' ')} "$1" & wait $!; status=$?; exit $status`;
+  const guard = `trap '${KILL_SESSION}' HUP; ${SHELL.join(' ')} "$1" & wait $!; status=$?; exit $status`;
   return [SETPRIV, '--pdeathsig', 'HUP', '--', ...SHELL, guard, 'toolgate-guard', command];
 }
 
@@ -47,6 +57,33 @@ export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): vo
     process.kill(-pid, signal);
   } catch {
     // ESRCH: nothing left in the group. Failure to kill must not block completion (FR-EXE-05).
+  }
+}
+
+/**
+ * Kills group `pid` and every process of session `pid` (the command's leader was started with
+ * setsid): nothing a command started outlives its call, even in a group of its own (`timeout`'s
+ * child). Linux /proc; elsewhere the group only.
+ */
+export function killSession(pid: number | undefined): void {
+  if (pid === undefined) return;
+  signalGroup(pid, 'SIGKILL');
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return;
+  }
+  const sid = String(pid);
+  for (const name of names) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    if (statFields(name)?.[3] !== sid) continue;
+    try {
+      process.kill(Number(name), 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
   }
 }
 
@@ -112,6 +149,6 @@ export function sessionShellArgv(): string[] {
   const shell = [...SHELL.slice(0, 3), '-s'];
   if (!SETPRIV) return shell;
   // `<&0`: an explicit redirection, else bash gives a background command /dev/null as stdin.
-  const guard = `trap 'kill -KILL 0' HUP; ${shell.join(' ')} <&0 & wait $!; exit $?`;
+  const guard = `trap '${KILL_SESSION}' HUP; ${shell.join(' ')} <&0 & wait $!; exit $?`;
   return [SETPRIV, '--pdeathsig', 'HUP', '--', ...SHELL, guard, 'toolgate-session'];
 }

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import * as z from 'zod';
 import type { CommandFacts } from '../../core/command-facts.js';
 import { defineTool } from '../../core/define-tool.js';
-import type { ToolContext, ToolOutput } from '../../core/tool-definition.js';
+import type { Clearance, ToolContext, ToolOutput } from '../../core/tool-definition.js';
 import { ToolError } from '../../core/tool-error.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
 import { analyzeCommand } from './analyze-command.js';
@@ -15,7 +15,7 @@ import { CommandOutput } from './command-output.js';
 import { scrubEnv, withSandboxEnv } from './env-scrub.js';
 import type { OsSandbox } from './os-sandbox.js';
 import { readPipe, sharedPipePool } from './pipe-pool.js';
-import { sessionShellArgv, signalGroup, spawnShell, stopGroup } from './process-group.js';
+import { killSession, sessionShellArgv, signalGroup, spawnShell, stopGroup } from './process-group.js';
 import { type SessionCommandResult, SessionShell } from './session-shell.js';
 import { loadShellParser } from './shell-parser.js';
 
@@ -142,13 +142,14 @@ export function createRunCommandTool(settings: RunCommandSettings) {
           'SandboxViolation',
           'run_command requires the OS sandbox ([tools.governance.tools.run_command] requires_sandbox = true) and it is off: set [tools.run_command] sandbox = "os" (it needs bubblewrap and socat); nothing was run',
         );
+      const script = commandToRun(a.command, ctx.clearance);
       // Where the planner checked the call (in a session, the shell's directory then).
       const cwd = ctx.paths?.[0] ?? ctx.sandbox.resolve(a.cwd ?? shellDir() ?? '.');
       const timeoutMs = Math.min(a.timeout_ms ?? settings.maxTimeoutMs, settings.maxTimeoutMs);
       if (shell && !a.background)
         return await runInSession(
           shell,
-          a.command,
+          script,
           cwd.absolute,
           timeoutMs,
           ctx,
@@ -162,12 +163,12 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       if (ctx.traceparent) env = { ...env, TRACEPARENT: ctx.traceparent };
       let argv: string[] | undefined;
       if (settings.osSandbox) {
-        const wrapped = await settings.osSandbox.wrap(a.command, cwd.absolute, ctx.callId);
+        const wrapped = await settings.osSandbox.wrap(script, cwd.absolute, ctx.callId);
         argv = wrapped.argv;
         env = withSandboxEnv(env, wrapped.env, process.env, settings.envDenylist);
       }
       if (a.background) {
-        const child = spawnShell(a.command, { cwd: cwd.absolute, env, ...(argv ? { argv } : {}) });
+        const child = spawnShell(script, { cwd: cwd.absolute, env, ...(argv ? { argv } : {}) });
         const job = settings.jobs.start(a.command, child);
         await new Promise<void>((resolve, reject) => {
           child.once('spawn', resolve);
@@ -184,7 +185,7 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       const pipe = await sharedPipePool().take();
       let child: ChildProcess;
       try {
-        child = spawnShell(a.command, {
+        child = spawnShell(script, {
           cwd: cwd.absolute,
           env,
           ...(argv ? { argv } : {}),
@@ -243,12 +244,27 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       } finally {
         clearTimeout(timer);
         ctx.signal.removeEventListener('abort', onAbort);
-        signalGroup(child.pid, 'SIGKILL'); // nothing of the command outlives the call
+        killSession(child.pid); // nothing of the command outlives the call, whatever group it moved to
         settings.osSandbox?.done();
         if (pipe) out?.destroy();
       }
     },
   });
+}
+
+/**
+ * What runs (issue #29): the text a person approved, as they saw it; otherwise the command line as
+ * toolgate rebuilt it from what the policy judged, never the model's text read again by bash.
+ */
+function commandToRun(command: string, clearance: Clearance | undefined): string {
+  if (clearance?.by === 'person') return command;
+  if (clearance?.by === 'policy' && clearance.rebuilt !== undefined) return clearance.rebuilt;
+  throw new ToolError(
+    'Denied',
+    clearance
+      ? 'not executed: nobody approved this command and toolgate has no rebuilt form of it to run; approve it when asked'
+      : 'not executed: run_command runs only through the pipeline (Toolgate.execute), which judges the command and rebuilds what it runs',
+  );
 }
 
 /** The session's shell under the OS sandbox: the wrapper runs this, which reads commands from stdin. */
