@@ -4,6 +4,7 @@ import { ConfigError } from '../config/load-config.js';
 import { JournalError } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { resolveSetup } from './resolve-setup.js';
+import { trustCommand } from './untrusted-notice.js';
 import { UsageError } from './usage-error.js';
 import { CLI_VERSION } from './version.js';
 
@@ -69,7 +70,7 @@ export function buildProgram(): Command {
       )
       .option(
         '--config <file>',
-        "config file (default: the first --root's toolgate.toml, else ./toolgate.toml, when present)",
+        "config file, applied in full (default: the first --root's toolgate.toml, else ./toolgate.toml, when present; only its stricter settings until `toolgate trust`)",
       );
 
   withSetup(
@@ -420,8 +421,29 @@ export function buildProgram(): Command {
     config.command('check').description('Validate the config file and print the effective settings.'),
   ).action((opts) => {
     const setup = resolveSetup(opts);
-    process.stdout.write(`${JSON.stringify({ file: setup.configFile ?? null, ...setup.config }, null, 2)}\n`);
+    const trust = {
+      state: setup.trust.state,
+      ignored: setup.trust.ignored,
+      ...(setup.configFile && setup.trust.ignored.length > 0
+        ? { trust_with: trustCommand(setup.configFile, process.cwd()) }
+        : {}),
+    };
+    process.stdout.write(
+      `${JSON.stringify({ file: setup.configFile ?? null, trust, ...setup.config }, null, 2)}\n`,
+    );
   });
+
+  program
+    .command('trust')
+    .description(
+      "Trust a project's toolgate.toml as it is now, so all of it applies (until it changes); untrusted, only its stricter settings do.",
+    )
+    .argument('[dir]', 'the project directory holding toolgate.toml (default: the current directory)')
+    .option('--list', 'list the trusted files')
+    .option('--revoke', "take the file's trust back")
+    .action(async (dir: string | undefined, opts) => {
+      process.exitCode = (await import('./trust-command.js')).runTrust(dir, opts, process.stdout);
+    });
   return program;
 }
 

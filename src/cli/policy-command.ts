@@ -1,12 +1,14 @@
 import type { CommandFacts } from '../core/command-facts.js';
 import type { AnyToolDefinition } from '../core/tool-definition.js';
 import { ToolError } from '../core/tool-error.js';
+import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import type { PolicyInput } from '../policy/policy-engine.js';
 import type { ResolvedPath } from '../sandbox/sandbox.js';
 import { createToolgate, type Toolgate } from '../toolgate.js';
 import { knownToolNamesOnly } from './open-gate.js';
 import { journalPath, openExistingJournal } from './open-journal.js';
 import { resolveSetup, type Setup } from './resolve-setup.js';
+import { trustCommand } from './untrusted-notice.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -84,6 +86,10 @@ async function explain(
     risk: d?.risk,
     summary: planned.summary,
     governanceMode: gate.policy.mode,
+    configTrust: setup.trust.state,
+    ...(setup.trust.ignored.length > 0 && setup.configFile
+      ? { ignoredSettings: setup.trust.ignored, trustWith: trustCommand(setup.configFile, process.cwd()) }
+      : {}),
     ...(problem && d
       ? {
           argumentsProblem: {
@@ -100,7 +106,12 @@ async function explain(
       `${tool}: ${outcome.toUpperCase()}\n  reason: ${explanation.reason}\n  rule:   ${explanation.rule}\n  file:   ${explanation.file}\n` +
         (explanation.summary ? `  call:   ${explanation.summary}\n` : '') +
         `  mode:   ${explanation.governanceMode}\n` +
-        (explanation.argumentsProblem ? `  note:   ${explanation.argumentsProblem.message}\n` : ''),
+        (explanation.argumentsProblem ? `  note:   ${explanation.argumentsProblem.message}\n` : '') +
+        (explanation.ignoredSettings
+          ? sanitizeForTerminal(
+              `  config: not trusted (${setup.trust.state}): ${explanation.ignoredSettings.map((s) => s.key).join(', ')} ignored; ${explanation.trustWith} to apply them\n`,
+            )
+          : ''),
     );
   }
   return 0;

@@ -3,11 +3,16 @@ import path from 'node:path';
 import type { ToolgateConfig } from '../config/config-schema.js';
 import { ConfigError, defaultConfig, loadConfigFile } from '../config/load-config.js';
 import { locateKey } from '../config/locate-key.js';
+import { type ConfigTrust, loadProjectConfig } from '../config/project-config.js';
+import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import { tellUntrustedOnce } from './untrusted-notice.js';
 import { UsageError } from './usage-error.js';
 
 export interface Setup {
   config: ToolgateConfig;
   configFile: string | undefined;
+  /** How far the config file is believed (a project's own file only tightens until trusted). */
+  trust: ConfigTrust;
   roots: string[];
   baseDir: string;
 }
@@ -50,15 +55,29 @@ function checkRoot(root: string, base: string, fail: (problem: string) => Error)
 
 /**
  * Config and roots for a CLI command: `--config FILE`, else the first root's `toolgate.toml`, else
- * `./toolgate.toml`, else defaults. `--root` (relative to the current directory) overrides the
- * config's allowed_roots, which are relative to the config file's directory. Every root must exist.
+ * `./toolgate.toml`, else defaults. A file named with --config is the person's choice and applies
+ * in full; a file found in the project applies in full only once trusted (`toolgate trust`), and
+ * until then only where it tightens the policy, which stderr is told once per process. `--root`
+ * (relative to the current directory) overrides the config's allowed_roots, which are relative to
+ * the config file's directory. Every root must exist.
  */
-export function resolveSetup(options: { config?: string; root?: string[] }, cwd = process.cwd()): Setup {
+export function resolveSetup(
+  options: { config?: string; root?: string[] },
+  cwd = process.cwd(),
+  env: NodeJS.ProcessEnv = process.env,
+  tell: (text: string) => void = (text) => process.stderr.write(sanitizeForTerminal(text)),
+): Setup {
+  const explicit = Boolean(options.config);
   const configFile = options.config ? path.resolve(cwd, options.config) : findConfigFile(cwd, options.root);
-  const config = configFile ? loadConfigFile(configFile).config : defaultConfig();
+  const { config, trust } = !configFile
+    ? { config: defaultConfig(), trust: { state: 'none' as const, ignored: [] } }
+    : explicit
+      ? { config: loadConfigFile(configFile).config, trust: { state: 'explicit' as const, ignored: [] } }
+      : loadProjectConfig(configFile, env);
+  tellUntrustedOnce(configFile, trust, cwd, tell);
   if (options.root && options.root.length > 0) {
     for (const root of options.root) checkRoot(root, cwd, (problem) => new UsageError(`--root ${problem}`));
-    return { config, configFile, roots: options.root, baseDir: cwd };
+    return { config, configFile, trust, roots: options.root, baseDir: cwd };
   }
   const baseDir = configFile ? path.dirname(configFile) : cwd;
   const roots = config.tools.sandbox.allowed_roots;
@@ -74,5 +93,5 @@ export function resolveSetup(options: { config?: string; root?: string[] }, cwd 
         : new UsageError(`allowed root ${problem}`),
     );
   }
-  return { config, configFile, roots, baseDir };
+  return { config, configFile, trust, roots, baseDir };
 }
