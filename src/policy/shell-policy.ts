@@ -2,8 +2,9 @@ import type { PolicyRule } from '../config/config-schema.js';
 import type { CommandFacts, SimpleCommand } from '../core/command-facts.js';
 import type { ResolvedPath } from '../sandbox/sandbox.js';
 import { evaluateConditions } from './evaluate-conditions.js';
+import { gitCommandView } from './git-global-options.js';
 import type { PatternCache } from './pattern-cache.js';
-import { isReadOnlyCommand } from './read-only-commands.js';
+import { checkProgramFlags, isReadOnlyCommand } from './read-only-commands.js';
 
 export interface ShellRules {
   allow: readonly string[];
@@ -21,6 +22,72 @@ export type ShellVerdict =
 export function prefixMatches(rule: string, argv: readonly (string | undefined)[]): boolean {
   const words = rule.trim().split(/\s+/);
   return words.length > 0 && words.every((w, i) => argv[i] !== undefined && argv[i] === w);
+}
+
+/**
+ * A deny or ask rule: it matches the command as written, and a git command also with its global
+ * options taken out (`deny = ["git commit"]` matches `git -P commit`, `git -c a=b commit`, and
+ * `git --unknown commit`, which git refuses anyway).
+ */
+function restrictionMatches(rule: string, argv: readonly (string | undefined)[]): boolean {
+  if (prefixMatches(rule, argv)) return true;
+  const git = gitCommandView(argv);
+  return git !== undefined && prefixMatches(rule, git.argv);
+}
+
+/**
+ * An allow prefix rule: the words it names are what the user allowed. Through git's global options
+ * it matches only when they are all harmless (`-P`, `--no-pager` …); otherwise the rule itself must
+ * name them. For a program with a flag table (program-flags.ts), every option after the rule's
+ * words must be known to be safe: `allow = ["sort"]` does not allow `sort -o FILE`, but
+ * `allow = ["sort -o"]` does. Programs without a table (npm, make …) are allowed by prefix alone.
+ */
+function allowRuleCovers(rule: string, argv: readonly (string | undefined)[]): boolean {
+  const named = prefixMatches(rule, argv) ? rule.trim().split(/\s+/).length : undefined;
+  const git = gitCommandView(argv);
+  if (git) {
+    // git's subcommand tables are the read-only forms, not flags a rule must name: an allowed
+    // `git diff` prints contents (the planner refuses history reads of denied paths).
+    if (named !== undefined && git.riskyEnd <= named) return true;
+    return git.harmless && prefixMatches(rule, git.argv);
+  }
+  if (named === undefined) return false;
+  const flags = checkProgramFlags(argv);
+  return flags === undefined || flags.issues.every((issue) => issue.index < named);
+}
+
+/** The words a conditioned allow rule names (its string values, split into words). */
+function wordsOfRule(rule: PolicyRule): Set<string> {
+  const words = new Set<string>();
+  for (const condition of rule.conditions) {
+    const values = Array.isArray(condition.value) ? condition.value : [condition.value];
+    for (const value of values) for (const word of value.split(/\s+/)) words.add(word);
+  }
+  return words;
+}
+
+/** For a conditioned allow rule: every option not known to be safe must be a word of the rule. */
+function conditionCoversFlags(rule: PolicyRule, argv: readonly (string | undefined)[]): boolean {
+  if (argv[0] === 'git') return true;
+  const flags = checkProgramFlags(argv);
+  if (!flags || flags.issues.length === 0) return true;
+  const words = wordsOfRule(rule);
+  return flags.issues.every((issue) => {
+    const word = argv[issue.index];
+    return word !== undefined && words.has(word);
+  });
+}
+
+/**
+ * An uncovered sub-command, with what its flag table found (an allow rule that names the flag,
+ * e.g. allow = ["sort -o"], allows exactly that).
+ */
+function uncoveredText(cmd: SimpleCommand): string {
+  const issues = cmd.argv[0] === 'git' ? [] : (checkProgramFlags(cmd.argv)?.issues ?? []);
+  const what = [...new Set(issues.map((issue) => issue.what))];
+  return what.length === 0
+    ? `\`${cmd.text}\``
+    : `\`${cmd.text}\` (${what.join('; ')}: approve it, or allow exactly that with a rule naming it)`;
 }
 
 interface ConditionRule {
@@ -42,14 +109,32 @@ export function judgeShell(
   paths: readonly ResolvedPath[],
   patterns?: PatternCache,
 ): ShellVerdict {
+  // Conditions see the command's text; deny and ask conditions also see a git command as its
+  // subcommand runs, without global options (`git -P commit` as `git commit`).
+  const texts = (cmd: SimpleCommand, action: PolicyRule['action']) => {
+    const git = action === 'allow' ? undefined : gitCommandView(cmd.argv);
+    const plain =
+      git && git.argv.length < cmd.argv.length && git.argv.every((w) => w !== undefined)
+        ? git.argv.join(' ')
+        : undefined;
+    return plain === undefined ? [cmd.text] : [cmd.text, plain];
+  };
   const matchesCondition = (cmd: SimpleCommand, action: PolicyRule['action']) =>
     conditionRules.find(
       (r) =>
         r.rule.action === action &&
-        evaluateConditions(r.rule.conditions, { ...args, command: cmd.text }, paths, patterns),
+        texts(cmd, action).some((text) =>
+          evaluateConditions(r.rule.conditions, { ...args, command: text }, paths, patterns),
+        ),
     );
   for (const cmd of facts.commands) {
-    const prefix = rules.deny.find((r) => prefixMatches(r, cmd.argv));
+    if (cmd.refusals?.length)
+      return {
+        action: 'deny',
+        reason: `\`${cmd.text}\` is refused whatever the rules say: ${cmd.refusals.join('; ')}`,
+        rule: 'sandbox (denied paths and vaults)',
+      };
+    const prefix = rules.deny.find((r) => restrictionMatches(r, cmd.argv));
     if (prefix)
       return {
         action: 'deny',
@@ -76,7 +161,7 @@ export function judgeShell(
   const uncovered: string[] = [];
   const problems: string[] = [];
   for (const cmd of facts.commands) {
-    const ask = rules.ask.find((r) => prefixMatches(r, cmd.argv)) ?? matchesCondition(cmd, 'ask');
+    const ask = rules.ask.find((r) => restrictionMatches(r, cmd.argv)) ?? matchesCondition(cmd, 'ask');
     if (ask) {
       const rule = typeof ask === 'string' ? 'tools.run_command.ask' : `tools.policy.rules[${ask.index}]`;
       return { action: 'ask', reason: `\`${cmd.text}\` always asks`, rule };
@@ -88,10 +173,15 @@ export function judgeShell(
       continue;
     }
     const allowed =
-      rules.allow.some((r) => prefixMatches(r, cmd.argv)) ||
-      matchesCondition(cmd, 'allow') !== undefined ||
+      rules.allow.some((r) => allowRuleCovers(r, cmd.argv)) ||
+      conditionRules.some(
+        (r) =>
+          r.rule.action === 'allow' &&
+          evaluateConditions(r.rule.conditions, { ...args, command: cmd.text }, paths, patterns) &&
+          conditionCoversFlags(r.rule, cmd.argv),
+      ) ||
       (rules.autoAllowReadOnly && isReadOnlyCommand(cmd.argv));
-    if (!allowed) uncovered.push(cmd.text);
+    if (!allowed) uncovered.push(uncoveredText(cmd));
   }
   if (problems.length > 0) {
     return {
@@ -103,7 +193,7 @@ export function judgeShell(
   if (uncovered.length > 0) {
     return {
       action: 'ask',
-      reason: `not covered by an allow rule: ${uncovered.map((t) => `\`${t}\``).join(', ')}`,
+      reason: `not covered by an allow rule: ${uncovered.join(', ')}`,
       rule: 'tools.run_command.allow',
     };
   }

@@ -141,6 +141,7 @@ describe('commands that go through a directory tree (review finding, HIGH)', () 
     git('commit', '-qm', 'everything');
     writeFileSync(path.join(repo, 'src', 'a.txt'), 'changed\n');
     git('commit', '-qam', 'change');
+    const blob = execFileSync('git', ['rev-parse', 'HEAD~1:sub/server.pem'], { cwd: repo, encoding: 'utf8' }).trim();
     const rows: [string, 'allow' | 'ask'][] = [
       ['git log -p', 'ask'],
       ['git log --patch --oneline', 'ask'],
@@ -155,7 +156,13 @@ describe('commands that go through a directory tree (review finding, HIGH)', () 
       ['git diff --cached', 'ask'],
       ['git log --oneline', 'allow'],
       ['git log -n 3 --format=%s', 'allow'],
-      ['git show -s HEAD', 'allow'],
+      // issue #29: `git show -s <blob>` prints the blob, and a blob id cannot be told from a
+      // commit id without running git: git show is off the list.
+      ['git show -s HEAD', 'ask'],
+      [`git show -s ${blob}`, 'ask'],
+      ['git show --no-patch HEAD', 'ask'],
+      ['git -P log --oneline', 'allow'],
+      ['git --no-pager diff --stat HEAD~1 HEAD', 'allow'],
       ['git diff --stat HEAD~1 HEAD', 'allow'],
     ];
     for (const sandbox of ['none', 'os'] as const) {
