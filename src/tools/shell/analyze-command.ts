@@ -1,6 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import type { CommandFacts, SimpleCommand } from '../../core/command-facts.js';
-import { CannotRebuild, type Dialect, quoteWord, Rebuilder } from './rebuild-command.js';
+import { CannotRebuild, type Dialect, decodeAnsiC, quoteWord, Rebuilder } from './rebuild-command.js';
 import { shellParser } from './shell-parser.js';
 import { assignmentRisk, riskyBuiltin, safeToSet } from './shell-tables.js';
 import { OTHER_SHELLS, SCRIPT_SHELLS, shellScript, unwrapOnce } from './shell-wrappers.js';
@@ -166,7 +166,12 @@ class Analysis {
       case 'raw_string':
         return node.text.slice(1, -1);
       case 'ansi_c_string':
-        return undefined; // no expansions inside; its escapes are decoded by bash
+        // No expansions inside; its escapes decoded as bash does (`$'touch'` is touch).
+        try {
+          return decodeAnsiC(node.text.slice(2, -1));
+        } catch {
+          return undefined;
+        }
       case 'string':
       case 'translated_string': {
         let out: string | undefined = '';

@@ -12,6 +12,9 @@ import type { Node } from 'web-tree-sitter';
  */
 export class CannotRebuild extends Error {}
 
+/** Part of a word: literal text, or canonical text kept as it is (a variable, a rebuilt script). */
+type Piece = { literal: string; text?: undefined } | { literal?: undefined; text: string };
+
 /** The grammar the rebuilt text must keep to: bash, or POSIX sh (dash) for `sh -c` scripts. */
 export type Dialect = 'bash' | 'posix';
 
@@ -426,37 +429,53 @@ export class Rebuilder {
 
   /** One word-level node as canonical text: literals single-quoted, variables as "${NAME}". */
   #word(node: Node): string {
+    const out: string[] = [];
+    let literal: string | undefined;
+    for (const piece of this.#pieces(node)) {
+      if (piece.literal !== undefined) literal = (literal ?? '') + piece.literal;
+      else {
+        if (literal) out.push(quoteWord(literal));
+        literal = undefined;
+        out.push(piece.text);
+      }
+    }
+    if (literal !== undefined && (literal !== '' || out.length === 0)) out.push(quoteWord(literal));
+    return out.length === 0 ? "''" : out.join('');
+  }
+
+  /** A word's pieces: literal text (merged and quoted by #word) or canonical text kept as it is. */
+  #pieces(node: Node): Piece[] {
     const replaced = this.#replaced.get(node.id);
-    if (replaced !== undefined) return replaced;
+    if (replaced !== undefined) return [{ text: replaced }];
     switch (node.type) {
       case 'word': {
         if (expandsAtRunTime(node.text))
           throw new CannotRebuild(`${node.text}, which bash expands at run time (a glob, a brace list or ~)`);
         if (/[`$]/.test(node.text.replace(/\\./gs, '')))
           throw new CannotRebuild(`${node.text}, which holds an expansion the parser did not see`);
-        return quoteWord(node.text.replace(/\\(.)/gs, (_, c: string) => (c === '\n' ? '' : c)));
+        return [{ literal: node.text.replace(/\\(.)/gs, (_, c: string) => (c === '\n' ? '' : c)) }];
       }
       case 'number':
-        return quoteWord(node.text);
+        return [{ literal: node.text }];
       case 'raw_string':
-        return quoteWord(node.text.slice(1, -1));
+        return [{ literal: node.text.slice(1, -1) }];
       case 'ansi_c_string':
         if (!node.text.startsWith("$'") || !node.text.endsWith("'"))
           throw new CannotRebuild(`the string ${node.text}`);
-        return quoteWord(decodeAnsiC(node.text.slice(2, -1)));
+        return [{ literal: decodeAnsiC(node.text.slice(2, -1)) }];
       case 'string':
       case 'translated_string': {
-        const parts: string[] = [];
+        const pieces: Piece[] = [{ literal: '' }];
         for (const child of node.children) {
           if (!child?.isNamed) continue;
           if (child.type === 'string_content') {
             if (/`/.test(child.text)) throw new CannotRebuild('a backquote in a string');
-            parts.push(
-              quoteWord(child.text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === '\n' ? '' : c))),
-            );
-          } else parts.push(this.#word(child));
+            pieces.push({
+              literal: child.text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === '\n' ? '' : c)),
+            });
+          } else pieces.push(...this.#pieces(child));
         }
-        return parts.length === 0 ? "''" : parts.join('');
+        return pieces;
       }
       case 'concatenation': {
         const bare = node.namedChildren
@@ -468,7 +487,7 @@ export class Rebuilder {
         // Only named parts: an anonymous one is text the parser did not classify.
         if (node.children.some((c) => c && !c.isNamed))
           throw new CannotRebuild(`${node.text}, part of which the parser did not classify`);
-        return node.namedChildren.map((c) => this.#word(c as Node)).join('');
+        return node.namedChildren.flatMap((c) => this.#pieces(c as Node));
       }
       case 'simple_expansion':
       case 'expansion': {
@@ -484,13 +503,13 @@ export class Rebuilder {
           (NAME.test(name.text) || SPECIAL.test(name.text)) &&
           own === (node.type === 'simple_expansion' ? `$${name.text}` : `\${${name.text}}`);
         if (!plain) throw new CannotRebuild(`the expansion ${node.text}`);
-        return `${lead ? quoteWord(lead) : ''}"\${${(name as Node).text}}"`;
+        return [{ literal: lead }, { text: `"\${${(name as Node).text}}"` }];
       }
       case 'arithmetic_expansion': {
         const inner = node.text.slice(3, -2);
         if (!node.text.startsWith('$((') || !LITERAL_ARITHMETIC.test(inner))
           throw new CannotRebuild(`the arithmetic ${node.text}`);
-        return `$((${inner}))`;
+        return [{ text: `$((${inner}))` }];
       }
       default:
         throw new CannotRebuild(`a ${node.type}`);

@@ -233,8 +233,9 @@ export function createRunCommandTool(settings: RunCommandSettings) {
               pipe && out ? out.once('close', done) : done(undefined),
             );
             child.once('close', (c, s) => void outClosed.then(() => resolve({ code: c, signal: s })));
-            // The leader may exit while children still hold the pipes open: stop them, so `close` comes.
-            child.once('exit', () => signalGroup(child.pid, 'SIGKILL'));
+            // The leader may exit while children still hold the pipes open: stop them (in whatever
+            // group they moved to), so `close` comes.
+            child.once('exit', () => killSession(child.pid));
           },
         );
         return output.result({ code, signal, stopReason, timeoutMs }, ctx.outputLimit);

@@ -1,0 +1,377 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell text, where ${…} is shell syntax
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateConfig } from '../../src/config/load-config.js';
+import { type Approver, approveAll, denyAll } from '../../src/core/confirmation.js';
+import type { ToolResult } from '../../src/core/tool-result.js';
+import { createToolgate, type Toolgate } from '../../src/toolgate.js';
+import { analyzeCommand } from '../../src/tools/shell/analyze-command.js';
+import { loadShellParser } from '../../src/tools/shell/shell-parser.js';
+import { REPO } from '../cli/run-cli.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+/**
+ * Issue #29: what runs is exactly what was judged. A command nobody approved runs as toolgate
+ * rebuilt it from the tree it judged, never as the model's text read again by bash. Every case
+ * wraps a forbidden `touch MARKER` (MARKER outside the root) in a bypass found by the outside attack
+ * run; it goes through the whole pipeline (plan, policy, nobody to approve, execution) on the host
+ * shell and on the session backend, and passes only when the marker does not exist afterwards.
+ */
+const root = makeTempDir('toolgate-exact-root-');
+const outside = makeTempDir('toolgate-exact-outside-');
+const MARKER = path.join(outside, 'marker');
+const P = `touch ${MARKER}`;
+const PLANTED = path.join(root, 'planted.sh');
+
+const gates: Toolgate[] = [];
+function gate(
+  runCommand: Record<string, unknown>,
+  backend: 'host' | 'session',
+  approver: Approver = denyAll,
+) {
+  const g = createToolgate({
+    config: validateConfig({
+      tools: {
+        approval: { denylist: [] },
+        run_command: runCommand,
+        ...(backend === 'session' ? { shell: { backend: 'session' } } : {}),
+      },
+    }),
+    roots: [root],
+    approver,
+  });
+  gates.push(g);
+  return g;
+}
+
+beforeAll(async () => {
+  writeFileSync(PLANTED, `${P}\n`);
+  chmodSync(PLANTED, 0o755);
+  await loadShellParser();
+});
+afterAll(async () => {
+  for (const g of gates.splice(0)) await g.close();
+});
+
+let n = 0;
+async function run(g: Toolgate, command: string, timeoutMs?: number): Promise<ToolResult> {
+  const [result] = await g.execute([
+    {
+      id: `c${++n}`,
+      name: 'run_command',
+      arguments: { command, ...(timeoutMs ? { timeout_ms: timeoutMs } : {}) },
+    },
+  ]);
+  return result as ToolResult;
+}
+
+const READ_ONLY = { auto_allow_read_only: true };
+const ECHO = { allow: ['echo', 'true', 'false', 'test', ':'] };
+const LS_BASH = { allow: ['ls', 'bash', 'xargs', 'printf'], auto_allow_read_only: true };
+
+/** Here-document delimiters that bash and tree-sitter-bash end at different lines (finding 1). */
+const HEREDOC_LINES = [
+  // bash removes the quotes from `:''` and ends the body at `:`; the parser ends it at `:''`.
+  `cat <<:''\n:\n${P}\n:''`,
+  `cat <<EOF''\nEOF\n${P}\nEOF''`,
+  `cat <<E"O"F\nEOF\n${P}\nE"O"F`,
+  `cat <<'E'OF\nEOF\n${P}\n'E'OF`,
+  `cat <<\\EOF\nEOF\n${P}\n\\EOF`,
+  `cat <<$X\n$X\n${P}\n$X`,
+  `cat <<$X;\n$X;\n${P}\n$X;`,
+  `cat <<"$X"\n$X\n${P}\n"$X"`,
+  `cat <<EOF\n\\\nEOF\n${P}\nEOF`,
+  `cat <<-:''\n\t:\n${P}\n\t:''`,
+  `cat <<-EOF''\n\tEOF\n\t${P}\nEOF''`,
+  `cat <<EOF | cat\nEOF\n${P}\nEOF`,
+  `cat <<:'' && ls\n:\n${P}\n:''`,
+];
+
+const BASH_SEMANTICS = [
+  // `{name}>file` assigns a descriptor to a name, evaluating an array subscript (finding 2).
+  `echo {a['$(${P})']}>/dev/null`,
+  `true {a['$(${P})']}>/dev/null`,
+  `false {a['$(${P})']}>/dev/null`,
+  `test {a['$(${P})']}>/dev/null`,
+  `: {a['$(${P})']}>/dev/null`,
+  `echo {a[$(${P})]}>/dev/null`,
+  `echo x {a['\`${P}\`']}<&0`,
+];
+
+const WRAPPER_LINES = [
+  `bash --rcfile ${PLANTED} -ic ls`,
+  `bash --init-file ${PLANTED} -ic ls`,
+  `bash -ic ls`,
+  `bash -lc ls`,
+  `bash -kc 'bash -c ls BASH_ENV=${PLANTED}'`,
+  `bash -k -c 'ls BASH_ENV=${PLANTED}'`,
+  `bash -O extglob -c ls`,
+  `printf '; ${P}' | xargs -I X bash -c 'ls X'`,
+  `printf '; ${P}' | xargs -i bash -c 'ls {}'`,
+  `printf '; ${P}' | xargs --replace=X bash -c 'ls X'`,
+  `printf '; ${P}' | xargs --rep=X bash -c 'ls X'`,
+  `printf x | xargs --process-slot-var=BASH_ENV bash -c ls`,
+  `printf x | xargs --process-s=BASH_ENV bash -c ls`,
+  `printf '${P}' | xargs bash -c`,
+  `printf '${P}' | xargs sh -c`,
+  `env -S '${P}'`,
+  `env --split-string='${P}'`,
+  `env --sp='${P}'`,
+  `env -C ${outside} ls`,
+  `zsh -c 'ls'`,
+  `sh -c 'cat <<:""\n:\n${P}\n:""'`,
+  `bash -c "bash -c 'cat <<:\\"\\"\n:\n${P}\n:\\"\\"'"`,
+];
+
+/** A here-document trick inside a nested script: the nested script is rebuilt too (it runs, as data). */
+const NESTED_LINES = [`bash -c 'cat <<:""\n:\n${P}\n:""'`, `timeout 5 bash -c 'cat <<:""\n:\n${P}\n:""'`];
+
+describe('issue #29 §1: parser differential — here-documents run as the body the policy saw', () => {
+  for (const backend of ['host', 'session'] as const) {
+    it(`${backend}: none of ${HEREDOC_LINES.length} delimiter tricks runs the hidden line`, async () => {
+      const g = gate(READ_ONLY, backend);
+      for (const line of HEREDOC_LINES) {
+        const result = await run(g, line);
+        expect(existsSync(MARKER), `${backend}: ${JSON.stringify(line)} → ${result.content}`).toBe(false);
+      }
+    });
+  }
+
+  it('the first finding now runs, as data: cat prints the hidden line instead of bash running it', async () => {
+    for (const backend of ['host', 'session'] as const) {
+      const result = await run(gate(READ_ONLY, backend), HEREDOC_LINES[0] as string);
+      expect(result.ok, result.content).toBe(true);
+      expect(result.content).toContain(`:\n${P}`);
+      expect(existsSync(MARKER)).toBe(false);
+    }
+  });
+
+  it('a session shell gets no function defined by hidden lines, which later allowed calls would run', async () => {
+    const g = gate({ allow: ['ls', 'cat'] }, 'session');
+    await run(g, `cat <<:''\n:\nls() { ${P}; }\n:''`);
+    const later = await run(g, 'ls');
+    expect(later.ok, later.content).toBe(true);
+    expect(existsSync(MARKER)).toBe(false);
+  });
+
+  it('what a person approved runs as they saw it: the same here-document is read by bash then', async () => {
+    const g = gate({}, 'host', approveAll);
+    const result = await run(g, `cat <<'EOF'\nbody\nEOF\necho after`);
+    expect(result.ok, result.content).toBe(true);
+    expect(result.content).toBe('body\nafter\n');
+  });
+});
+
+describe('issue #29 §2: bash semantics the analyzer does not model never run unasked', () => {
+  for (const backend of ['host', 'session'] as const) {
+    it(`${backend}: {name}> redirections with subscripts (${BASH_SEMANTICS.length} lines)`, async () => {
+      const g = gate(ECHO, backend);
+      for (const line of BASH_SEMANTICS) {
+        const result = await run(g, line);
+        expect(existsSync(MARKER), `${backend}: ${line} → ${result.content}`).toBe(false);
+      }
+    });
+  }
+});
+
+describe('issue #29 §3: wrappers are looked through only with known options and a fixed command', () => {
+  for (const backend of ['host', 'session'] as const) {
+    it(`${backend}: rc files, -i/-l/-k, xargs -I and unknown options ask (${WRAPPER_LINES.length} lines)`, async () => {
+      const g = gate(LS_BASH, backend);
+      for (const line of WRAPPER_LINES) {
+        const result = await run(g, line);
+        expect(existsSync(MARKER), `${backend}: ${line} → ${result.content}`).toBe(false);
+        expect(result.ok, `${line} ran unasked: ${result.content}`).toBe(false);
+      }
+    });
+  }
+
+  it('a here-document trick in a nested bash -c runs as data: the nested script is rebuilt too', async () => {
+    for (const backend of ['host', 'session'] as const) {
+      const g = gate({ ...LS_BASH, allow: [...LS_BASH.allow, 'cat', 'timeout'] }, backend);
+      for (const line of NESTED_LINES) {
+        const result = await run(g, line);
+        expect(existsSync(MARKER), `${backend}: ${line} → ${result.content}`).toBe(false);
+        expect(result.ok, `${line}: ${result.content}`).toBe(true);
+        expect(result.content).toContain(P);
+      }
+    }
+  });
+
+  it('benign wrapped commands still run unasked (the suite cannot pass by asking for everything)', async () => {
+    const g = gate(LS_BASH, 'host');
+    for (const line of [
+      'bash -c "ls | wc -l"',
+      'bash -euo pipefail -c "ls"',
+      'printf "a\\nb\\n" | xargs -n 1 echo',
+      'timeout 5 ls',
+      'env LANG=C ls',
+      'nice -n 5 ls',
+    ]) {
+      const result = await run(g, line);
+      expect(result.ok, `${line}: ${result.content}`).toBe(true);
+    }
+  });
+
+  it("a timeout wrapper's child, in a process group of its own, does not outlive the call", async () => {
+    const g = gate({}, 'host', approveAll); // the process's life is the point here, not the policy
+    const pidFile = path.join(root, 'timeout-child.pid');
+    rmSync(pidFile, { force: true });
+    const result = await run(g, `timeout 60 bash -c 'echo $$ > timeout-child.pid; exec sleep 60'`, 500);
+    expect(result.ok).toBe(false); // stopped by the call's own timeout
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(pid).toBeGreaterThan(0);
+    // The call's result comes after its session was swept: the child is gone (or a zombie) by now.
+    expect(alive(pid), `timeout's child ${pid} outlived the call`).toBe(false);
+  });
+
+  it("SIGKILL to toolgate: the guard kills the whole session, timeout's child included", async () => {
+    const project = makeTempDir('toolgate-exact-life-');
+    const configFile = path.join(makeTempDir('toolgate-exact-cfg-'), 'toolgate.toml');
+    writeFileSync(configFile, '[tools.approval]\ndenylist = []\n');
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(REPO, 'bin/toolgate.js'),
+        'exec',
+        '--no-journal',
+        '--approve',
+        'all',
+        '--config',
+        configFile,
+        '--root',
+        project,
+      ],
+      {
+        cwd: project,
+        stdio: ['pipe', 'ignore', 'ignore'],
+      },
+    );
+    const pidFile = path.join(project, 'pid');
+    child.stdin.end(
+      JSON.stringify([
+        {
+          id: '1',
+          name: 'run_command',
+          arguments: { command: `timeout 300 bash -c 'echo $$ > pid; exec sleep 300'` },
+        },
+      ]),
+    );
+    expect(await waitFor(() => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')) > 0)).toBe(true);
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(alive(pid)).toBe(true);
+    child.kill('SIGKILL');
+    expect(await waitFor(() => !alive(pid)), `timeout's child ${pid} outlived toolgate`).toBe(true);
+  });
+});
+
+function alive(pid: number): boolean {
+  if (!existsSync(`/proc/${pid}/stat`)) return false;
+  return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+}
+
+/** Polls a /proc fact with a generous deadline (a loaded machine is slow, never wrong). */
+async function waitFor(check: () => boolean, ms = 20_000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return check();
+}
+
+/**
+ * The rebuilt form means to bash exactly what the analyzer judged: for generated lines of simple
+ * commands, each program is replaced by a function that writes its arguments out, the rebuilt line
+ * is run by the real bash, and the argument lists bash passed must equal the analyzer's.
+ */
+describe('issue #29: bash reads the rebuilt form as the analyzer judged it (differential, real bash)', () => {
+  const atom = fc.oneof(
+    fc.constantFrom(
+      'a',
+      'b c',
+      "it's",
+      '"q"',
+      '$HOME',
+      '`x`',
+      '$(x)',
+      '\\',
+      '*',
+      ';',
+      '&&',
+      '\n',
+      '{a,b}',
+      '~',
+      "'",
+      '',
+    ),
+    fc.string({ maxLength: 6 }),
+  );
+  const quoted = atom.map((s) => `'${s.replace(/'/g, `'\\''`)}'`);
+  const dquoted = atom.map((s) => `"${s.replace(/["\\$`]/g, '\\$&')}"`);
+  const escaped = atom.map((s) => s.replace(/[^A-Za-z0-9]/g, (c) => (c === '\n' ? "$'\\n'" : `\\${c}`)));
+  const ansi = fc.constantFrom("$'a\\tb'", "$'\\x41\\''", "$'line\\nnext'", "$'\\u00e9'");
+  const word = fc.oneof(
+    quoted,
+    dquoted,
+    escaped,
+    ansi,
+    fc.constantFrom('plain', '-x', '--opt=v', '0', 'a=b'),
+  );
+  const command = fc.tuple(fc.constantFrom('p1', 'p2'), fc.array(word, { maxLength: 4 }));
+  const line = fc
+    .array(fc.tuple(command, fc.constantFrom(' ; ', ' && ', ' || ', ' | ', '\n')), {
+      minLength: 1,
+      maxLength: 3,
+    })
+    .map((parts) =>
+      parts
+        .map(([[name, args], sep], i) => `${name} ${args.join(' ')}${i < parts.length - 1 ? sep : ''}`)
+        .join(''),
+    );
+  const dump = (name: string) => `${name}() { printf '%s\\0' ${name} "$#" "$@"; }`;
+
+  it('Property: argv as bash runs the rebuilt line = argv as the analyzer judged it', () => {
+    fc.assert(
+      fc.property(line, (text) => {
+        const facts = analyzeCommand(text);
+        if (facts.rebuilt === undefined) return; // asks: runs only as a person saw it
+        const out = spawnSync(
+          '/bin/bash',
+          ['--noprofile', '--norc', '-c', `${dump('p1')}; ${dump('p2')}; ${facts.rebuilt}`],
+          {
+            encoding: 'utf8',
+            env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },
+          },
+        );
+        const fields = out.stdout.split('\0');
+        const seen: string[][] = [];
+        let i = 0;
+        while (i < fields.length - 1) {
+          const count = Number(fields[i + 1]);
+          seen.push([fields[i] as string, ...fields.slice(i + 2, i + 2 + count)]);
+          i += 2 + count;
+        }
+        // Only commands that ran (a `&&`/`||` may skip some): each must be one the analyzer judged.
+        const judged = facts.commands.map((c) => JSON.stringify(c.argv));
+        for (const argv of seen)
+          expect(judged, `${JSON.stringify(text)} → ${facts.rebuilt}`).toContain(JSON.stringify(argv));
+      }),
+      { numRuns: 300, seed: 29 },
+    );
+  });
+
+  it('Property: the rebuilt form is a fixed point (rebuilding it again changes nothing)', () => {
+    fc.assert(
+      fc.property(line, (text) => {
+        const first = analyzeCommand(text).rebuilt;
+        if (first === undefined) return;
+        expect(analyzeCommand(first).rebuilt).toBe(first);
+      }),
+      { numRuns: 300, seed: 2929 },
+    );
+  });
+});
