@@ -98,12 +98,25 @@ export function parseOptions(
   const operands: { index: number; word: string }[] = [];
   let optionsEnded = false;
 
-  const take = (index: number, name: string, spec: OptionSpec, value: string | undefined) => {
+  // `attached`: the value was written inside a cluster (`-fFILE`), where the planner, which judges
+  // every word and every `--opt=value` as a path, cannot tell it from the option letters.
+  const take = (
+    index: number,
+    name: string,
+    spec: OptionSpec,
+    value: string | undefined,
+    attached = false,
+  ) => {
     if (spec.asks) issues.push({ index, what: `${name} is not safe to run without asking` });
     if (!spec.reads || value === undefined) return;
+    reads.push(value);
     if (value === '-')
       issues.push({ index, what: `${name} - (standard input) reads what no word of the command names` });
-    else reads.push(value);
+    else if (attached || value.startsWith('-'))
+      issues.push({
+        index,
+        what: `write the file ${name} reads as a word of its own (${name} FILE), so its path can be judged`,
+      });
   };
 
   for (let i = start; i < argv.length; i++) {
@@ -159,8 +172,10 @@ export function parseOptions(
       const rest = word.slice(k + 1);
       let value: string | undefined;
       if (spec.value === 'optional') value = rest === '' ? undefined : rest;
-      else if (rest !== '' && !table.valuesFromNextWord) value = rest;
-      else {
+      else if (rest !== '' && !table.valuesFromNextWord) {
+        take(at, name, spec, rest, true);
+        break;
+      } else {
         value = argv[++i];
         if (i >= argv.length) issues.push({ index: at, what: `${name} needs a value` });
         else if (value === undefined) issues.push({ index: i, what: 'a value known only at run time' });

@@ -141,7 +141,10 @@ describe('commands that go through a directory tree (review finding, HIGH)', () 
     git('commit', '-qm', 'everything');
     writeFileSync(path.join(repo, 'src', 'a.txt'), 'changed\n');
     git('commit', '-qam', 'change');
-    const blob = execFileSync('git', ['rev-parse', 'HEAD~1:sub/server.pem'], { cwd: repo, encoding: 'utf8' }).trim();
+    const blob = execFileSync('git', ['rev-parse', 'HEAD~1:sub/server.pem'], {
+      cwd: repo,
+      encoding: 'utf8',
+    }).trim();
     const rows: [string, 'allow' | 'ask'][] = [
       ['git log -p', 'ask'],
       ['git log --patch --oneline', 'ask'],
