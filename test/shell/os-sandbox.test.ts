@@ -40,12 +40,15 @@ describe('run_command under the OS sandbox (bubblewrap via sandbox-runtime)', ()
     const g = gate(root);
     const inside = await run(g, 'echo in > inside.txt && cat inside.txt');
     expect(inside.content).toBe('in\n');
+    // Outside the roots: system directories are read-only, and the rest of the view is private
+    // scratch space the command's writes never leave (issue #29 §7).
     const outside = await run(g, `echo pwned > ${base}/outside.txt`);
-    expect(outside.ok).toBe(false);
     expect(existsSync(path.join(base, 'outside.txt'))).toBe(false);
-    const home = await run(g, 'touch /root/toolgate-should-not-exist');
-    expect(home.ok).toBe(false);
+    expect(outside.content).not.toContain('pwned');
+    await run(g, 'touch /root/toolgate-should-not-exist');
     expect(existsSync('/root/toolgate-should-not-exist')).toBe(false);
+    expect((await run(g, 'touch /etc/toolgate-should-not-exist')).ok).toBe(false);
+    expect(existsSync('/etc/toolgate-should-not-exist')).toBe(false);
   });
 
   it("the sandbox's denied patterns are denied to the command too (denying .env stops `cat .env`)", async () => {
@@ -96,14 +99,16 @@ describe('run_command under the OS sandbox (bubblewrap via sandbox-runtime)', ()
 
   it('toolgate exec with sandbox = "os" exits once it has printed its results (issue #13)', () => {
     const root = makeTempDir('toolgate-os-');
+    // Named with --config: a project's own toolgate.toml may only tighten the policy (issue #29 §6).
+    const config = path.join(makeTempDir('toolgate-os-config-'), 'toolgate.toml');
     writeFileSync(
-      path.join(root, 'toolgate.toml'),
+      config,
       '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["echo"]\nsandbox = "os"\n',
     );
     const started = Date.now();
     const r = spawnSync(
       process.execPath,
-      [path.join(HERE, '../../bin/toolgate.js'), 'exec', '--no-journal'],
+      [path.join(HERE, '../../bin/toolgate.js'), 'exec', '--no-journal', '--config', config],
       {
         cwd: root,
         input: JSON.stringify([{ id: '1', name: 'run_command', arguments: { command: 'echo inside' } }]),

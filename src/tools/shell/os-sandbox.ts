@@ -1,13 +1,31 @@
-import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { rgPath } from '@vscode/ripgrep';
 import { ToolError } from '../../core/tool-error.js';
+import { sandboxView } from './sandbox-view.js';
 
 /** Loaded only when a command runs with sandbox = "os": the runtime is large and most runs never need it. */
 async function runtime() {
   return (await import('@anthropic-ai/sandbox-runtime')).SandboxManager;
+}
+
+/**
+ * The runtime's seccomp helper runs inside the sandbox, from its package's vendor directory, which
+ * the view would otherwise hide (node_modules is usually in a hidden directory).
+ */
+function seccompHelpers(): string {
+  const entry = fileURLToPath(import.meta.resolve('@anthropic-ai/sandbox-runtime'));
+  return path.join(path.dirname(entry), '..', 'vendor', 'seccomp');
+}
+
+/**
+ * The runtime points TMPDIR at /tmp/claude, a directory of the host's /tmp, which the view hides
+ * (and which would be shared by every sandboxed command). /tmp inside is the command's own.
+ */
+function privateTmp(arg: string): string {
+  return arg.replace(' --setenv TMPDIR /tmp/claude ', ' --setenv TMPDIR /tmp ');
 }
 
 export interface OsSandboxSettings {
@@ -22,51 +40,25 @@ export interface OsSandboxSettings {
 }
 
 /**
- * The denied patterns are about names in any folder (`.ssh`, `.gnupg`, `etc/shadow`), but a glob over the whole
- * filesystem cannot be expanded for bubblewrap. Outside the roots they are applied where such
- * names live: the home directories (the user's, root's) and /etc. Each existing match is denied.
- */
-export function outsideTheRoots(patterns: readonly string[]): string[] {
-  const homes = [...new Set([os.homedir(), '/root'])];
-  const out: string[] = [];
-  for (const pattern of patterns) {
-    const m = /^\*\*\/([^*?[\]{}]+?)(?:\/\*\*)?$/.exec(pattern);
-    if (!m?.[1]) continue;
-    const name = m[1];
-    const candidates = name.startsWith('etc/') ? [`/${name}`] : homes.map((home) => path.join(home, name));
-    for (const candidate of candidates) if (existsSync(candidate)) out.push(candidate);
-  }
-  return out;
-}
-
-/**
- * Runs commands under @anthropic-ai/sandbox-runtime (bubblewrap + socat on Linux): writable only
- * inside the roots, the denied patterns unreadable too (denying `.env` also stops `cat .env`),
- * network off unless hosts are allowed. The runtime is one per process; toolgate configures it
- * from this session's settings before each command. If it cannot start, commands fail closed.
+ * Runs commands under @anthropic-ai/sandbox-runtime (bubblewrap + socat on Linux) in a narrow view
+ * of the filesystem (sandbox-view.ts): the system directories and the PATH's toolchains read-only,
+ * the roots writable, everything else absent; the denied patterns hidden wherever the view shows
+ * them; a repository's git internals readable but not writable, so git works and cannot be turned
+ * against the next git run. Network off unless hosts are allowed. The runtime is one per process;
+ * toolgate configures its network from this session's settings and hands it the view with each
+ * command. If it cannot start, commands fail closed.
  */
 export class OsSandbox {
+  readonly #settings: OsSandboxSettings;
   readonly #config: SandboxRuntimeConfig;
   static #active: string | undefined;
 
   constructor(settings: OsSandboxSettings) {
-    const globs = [
-      ...settings.roots.flatMap((root) =>
-        settings.deniedPatterns.map((p) => (p.startsWith('/') ? p : `${root}/${p}`)),
-      ),
-      ...outsideTheRoots(settings.deniedPatterns),
-    ];
-    const own = [
-      ...settings.deniedFiles,
-      ...settings.roots.flatMap((r) => [`${r}/.toolgate`, `${r}/toolgate.toml`]),
-    ];
+    this.#settings = settings;
     this.#config = {
       network: { allowedDomains: [...settings.allowedHosts], deniedDomains: [] },
-      filesystem: {
-        denyRead: [...globs, ...own],
-        allowWrite: [...settings.roots],
-        denyWrite: [...globs, ...own],
-      },
+      // Replaced by each command's own view (wrap); this one only stands until the first.
+      filesystem: { denyRead: ['/'], allowRead: [], allowWrite: [], denyWrite: [] },
       ripgrep: { command: rgPath },
     } as SandboxRuntimeConfig;
   }
@@ -102,9 +94,24 @@ export class OsSandbox {
   ): Promise<{ argv: string[]; env: NodeJS.ProcessEnv }> {
     try {
       await this.#activate();
-      return await (await runtime()).wrapWithSandboxArgv(command, undefined, undefined, undefined, cwd, {
+      const manager = await runtime();
+      const view = await sandboxView({
+        ...this.#settings,
+        home: os.homedir(),
+        searchPath: process.env.PATH ?? '',
+        rgPath,
+      });
+      // The bridge to the proxy lives in the host's temp directory, which the view hides.
+      const sockets = new Set(
+        [manager.getLinuxHttpSocketPath(), manager.getLinuxSocksSocketPath()].filter(
+          (s): s is string => typeof s === 'string',
+        ),
+      );
+      const filesystem = { ...view, allowRead: [...view.allowRead, ...sockets, seccompHelpers()] };
+      const wrapped = await manager.wrapWithSandboxArgv(command, undefined, { filesystem }, undefined, cwd, {
         commandId,
       });
+      return { ...wrapped, argv: wrapped.argv.map(privateTmp) };
     } catch (error) {
       if (ToolError.isInstance(error)) throw error;
       throw new ToolError(
