@@ -264,6 +264,9 @@ describe('issue #29 §4: the read-only list as flag allowlists', () => {
     expect((await decide(gate, 'grep -fpats a.txt')).why).toContain(
       'write the file -f reads as a word of its own',
     );
+    // An abbreviation is named as the option it resolves to; stdin is named as such.
+    expect((await decide(gate, 'date --s=2020-01-01')).why).toContain('--set is not safe');
+    expect((await decide(gate, 'grep -f - a.txt')).why).toContain('-f - (standard input) reads what no word');
   });
 });
 
