@@ -9,7 +9,7 @@ import { chatStream, textAnswer } from '../helpers/provider-streams.js';
 import { requestBody, startReplayServer } from '../helpers/replay-server.js';
 import { replayModelArgs, runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir } from '../helpers/workspace.js';
-import { REPO } from './run-cli.js';
+import { REPO, trustProject } from './run-cli.js';
 
 const BIN = path.join(REPO, 'bin', 'toolgate.js');
 const noKeys = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '' };
@@ -51,6 +51,7 @@ describe('the new tool families through exec, mcp and run (issue #15)', () => {
         `[[tools.policy.rules]]\ntool = "vault_copyto"\naction = "allow"\n` +
         `conditions = [{ param = "source", operator = "startsWith", value = "tables" }]\n`,
     );
+    trustProject(root); // a project's own config applies in full once trusted (issue #29 §6)
   });
   afterAll(() => site.close());
 
@@ -118,7 +119,7 @@ describe('the new tool families through exec, mcp and run (issue #15)', () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [BIN, 'mcp', '--user', 'carol'],
+        args: [BIN, 'mcp', '--user', 'carol', '--config', 'toolgate.toml'],
         cwd: root,
         stderr: 'ignore',
       }),

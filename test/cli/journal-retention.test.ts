@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir } from '../helpers/workspace.js';
+import { trustProject } from './run-cli.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -69,6 +70,7 @@ describe('journal retention and export (issue #16 §9)', () => {
   it('[journal] retain_days: the next command that opens the journal removes what is older', async () => {
     const { root, oldBatch } = await journalWithAnOldBatch();
     writeFileSync(path.join(root, 'toolgate.toml'), '[journal]\nretain_days = 30\n');
+    trustProject(root); // a project's own config applies in full once trusted (issue #29 §6)
     const run = await runCliAsync(['exec'], {
       cwd: root,
       input: JSON.stringify([{ id: 'x', name: 'read_file', arguments: { path: 'a.txt' } }]),

@@ -22,6 +22,12 @@ export function testConfigHome(): string {
   return configHome;
 }
 
+/** The tests' config home, unless a test names another one itself (copying process.env is not naming). */
+export function configHomeFor(env: Record<string, string | undefined> | undefined): string {
+  const named = env?.XDG_CONFIG_HOME;
+  return named !== undefined && named !== process.env.XDG_CONFIG_HOME ? named : testConfigHome();
+}
+
 export interface CliRun {
   status: number | null;
   stdout: string;
@@ -38,7 +44,7 @@ export function runCli(
     input: options.input ?? '',
     encoding: 'utf8',
     timeout: 30_000,
-    env: { ...process.env, FORCE_COLOR: '0', XDG_CONFIG_HOME: testConfigHome(), ...options.env },
+    env: { ...process.env, FORCE_COLOR: '0', ...options.env, XDG_CONFIG_HOME: configHomeFor(options.env) },
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -6,6 +6,7 @@ import { chatStream, textAnswer } from '../helpers/provider-streams.js';
 import { type ReplayServer, requestBody, startReplayServer } from '../helpers/replay-server.js';
 import { replayModelArgs, runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir, useWorkspace } from '../helpers/workspace.js';
+import { trustProject } from './run-cli.js';
 
 const ws = useWorkspace();
 let server: ReplayServer | undefined;
@@ -94,6 +95,7 @@ describe('toolgate run: exit codes and output (issue #7 §6)', () => {
       path.join(root, 'toolgate.toml'),
       `[providers.quiet]\nkind = "openai-compatible"\nbase_url = "http://127.0.0.1:${port}/v1"\nmodel = "m"\nidle_timeout_seconds = 1\n`,
     );
+    trustProject(root); // a project's own config applies in full once trusted (issue #29 §6)
     const started = Date.now();
     const run = await runCliAsync(['run', 'hi', '--provider', 'quiet', '--root', root, '--no-journal'], {
       cwd: root,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
-import { REPO } from '../cli/run-cli.js';
+import { REPO, trustProject } from '../cli/run-cli.js';
 import { type PgServer, startPostgres } from '../helpers/postgres.js';
 import { type AsyncCliRun, runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -161,6 +161,7 @@ describe('toolgate serve in Chromium (issue #17 §4)', { timeout: 90_000 }, () =
   it('a compound command shows the sub-commands the policy judged', async () => {
     // run_command is denylisted until the config says otherwise; then a compound line asks.
     writeFileSync(path.join(root, 'toolgate.toml'), '[tools.approval]\ndenylist = []\n');
+    trustProject(root); // a project's own config applies in full once trusted (issue #29 §6)
     const run = runCliAsync(['exec', '--approve', 'remote', ...on()], {
       input: JSON.stringify([
         { id: 'r1', name: 'run_command', arguments: { command: 'mkdir -p out && touch out/x' } },

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AutoGovernor } from '../../src/policy/auto-governor.js';
+import { trustProject } from '../cli/run-cli.js';
 import { chatStream, textAnswer } from '../helpers/provider-streams.js';
 import { startReplayServer } from '../helpers/replay-server.js';
 import { replayModelArgs, runCliAsync } from '../helpers/run-cli-async.js';
@@ -63,6 +64,7 @@ describe('automatic governance transitions (issue #16 §6)', () => {
       path.join(root, 'toolgate.toml'),
       '[tools.governance.auto]\nenabled = true\nlockdown_after_refusals = 3\nwindow_seconds = 60\n',
     );
+    trustProject(root); // a project's own config applies in full once trusted (issue #29 §6)
     const probe = (id: string, p: string) => ({ id, name: 'read_file', args: JSON.stringify({ path: p }) });
     const model = await startReplayServer([
       { body: chatStream({ calls: [probe('p1', '../../etc/passwd'), probe('p2', '/etc/shadow')] }) },
@@ -105,6 +107,7 @@ describe('automatic governance transitions (issue #16 §6)', () => {
       path.join(root, 'toolgate.toml'),
       '[tools.governance.auto]\nenabled = true\nlockdown_after_refusals = 3\nwindow_seconds = 60\n',
     );
+    trustProject(root); // a project's own config applies in full once trusted (issue #29 §6)
     for (const p of ['../a', '../b', '../c']) {
       const run = await runCliAsync(['exec'], {
         cwd: root,

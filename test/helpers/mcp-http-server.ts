@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO } from '../cli/run-cli.js';
+import { configHomeFor, REPO } from '../cli/run-cli.js';
 
 const BIN = path.join(REPO, 'bin', 'toolgate.js');
 const started: ChildProcess[] = [];
@@ -27,7 +27,11 @@ export function startMcpHttp(
   ];
   const child = spawn(command[0] as string, command.slice(1), {
     cwd: root,
-    env: { ...process.env, ...options.env },
+    env: {
+      ...process.env,
+      ...options.env,
+      XDG_CONFIG_HOME: configHomeFor(options.env as Record<string, string>),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   started.push(child);

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { REPO, testConfigHome } from '../cli/run-cli.js';
+import { configHomeFor, REPO } from '../cli/run-cli.js';
 
 export interface AsyncCliRun {
   status: number | null;
@@ -27,7 +27,7 @@ export function runCliAsync(
     const child = spawn(process.execPath, [path.join(REPO, 'bin', 'toolgate.js'), ...args], {
       cwd: options.cwd ?? REPO,
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      env: { ...process.env, FORCE_COLOR: '0', XDG_CONFIG_HOME: testConfigHome(), ...options.env },
+      env: { ...process.env, FORCE_COLOR: '0', ...options.env, XDG_CONFIG_HOME: configHomeFor(options.env) },
     });
     let stdout = '';
     let stderr = '';

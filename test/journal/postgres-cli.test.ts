@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresJournal } from '../../src/journal/postgres/postgres-journal.js';
-import { runCli } from '../cli/run-cli.js';
+import { runCli, trustProject } from '../cli/run-cli.js';
 import { type PgServer, startPostgres } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -48,6 +48,7 @@ describe('toolgate on a PostgreSQL journal', () => {
     const root = makeTempDir('toolgate-pg-cfg-');
     writeFileSync(path.join(root, 'b.txt'), 'beta\n');
     writeFileSync(path.join(root, 'toolgate.toml'), `[journal]\nurl = "${url}"\n`);
+    trustProject(root); // a project's own config applies in full once trusted (issue #29 §6)
     const call = JSON.stringify([{ id: 'r2', name: 'read_file', arguments: { path: 'b.txt' } }]);
     expect(runCli(['exec'], { cwd: root, input: call }).status).toBe(0);
     const journal = PostgresJournal.open(url);

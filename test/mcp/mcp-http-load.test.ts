@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
+import { trustProject } from '../cli/run-cli.js';
 import { killMcpHttpServers, startMcpHttp } from '../helpers/mcp-http-server.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -22,6 +23,7 @@ const TOML = [
 function project(sessions: number): string {
   const root = makeTempDir('toolgate-mcp-load-');
   writeFileSync(path.join(root, 'toolgate.toml'), TOML);
+  trustProject(root); // a project's own config applies in full once trusted (issue #29 §6)
   for (let f = 0; f < 10; f++) {
     mkdirSync(path.join(root, 'code', `d${f % 3}`), { recursive: true });
     writeFileSync(path.join(root, 'code', `d${f % 3}`, `f${f}.txt`), `file ${f}\nneedle-${f % 2}\n`);

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
-import { REPO } from '../cli/run-cli.js';
+import { REPO, trustProject } from '../cli/run-cli.js';
 import { killMcpHttpServers, startMcpHttp } from '../helpers/mcp-http-server.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -309,6 +309,7 @@ describe('toolgate mcp --http: sessions a client leaves open do not pile up', ()
       path.join(root, 'toolgate.toml'),
       '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["sleep"]\n',
     );
+    trustProject(root); // a project's own config applies in full once trusted (issue #29 §6)
     const { url } = await startMcpHttp(root, '127.0.0.1:0', {
       args: ['--no-journal', '--session-idle', '1'],
     });

@@ -26,7 +26,8 @@ describe('MCP progress under a client that stops reading (issue #14 items 5 and 
     );
     const total = 128 * MB;
     writeFileSync(path.join(root, 'gen.sh'), `head -c ${total} /dev/zero | tr '\\0' 'x'\n`);
-    const server = spawn(process.execPath, [BIN, 'mcp', '--no-journal'], {
+    // Named, so it applies in full (a config found in the project only tightens: issue #29 §6).
+    const server = spawn(process.execPath, [BIN, 'mcp', '--no-journal', '--config', 'toolgate.toml'], {
       cwd: root,
       stdio: ['pipe', 'pipe', 'ignore'],
     });

@@ -49,7 +49,14 @@ async function connect(options: Connect) {
   }
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'mcp', '--no-journal', ...(options.args ?? [])],
+    // A config the test writes is named, so it applies in full (a found one only tightens: issue #29 §6).
+    args: [
+      BIN,
+      'mcp',
+      '--no-journal',
+      ...(options.toml ? ['--config', 'toolgate.toml'] : []),
+      ...(options.args ?? []),
+    ],
     cwd: options.root,
     stderr: 'pipe',
   });

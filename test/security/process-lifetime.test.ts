@@ -55,7 +55,7 @@ describe('process lifetime (issue #13)', () => {
   it('SIGKILL to toolgate exec: the running command and what it started die too', async () => {
     const root = project();
     const file = path.join(root, 'pids');
-    const child = spawn(process.execPath, [BIN, 'exec', '--no-journal'], {
+    const child = spawn(process.execPath, [BIN, 'exec', '--no-journal', '--config', 'toolgate.toml'], {
       cwd: root,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -79,10 +79,14 @@ describe('process lifetime (issue #13)', () => {
       const root = project();
       const running = path.join(root, 'running');
       const job = path.join(root, 'job');
-      const server = spawn(process.execPath, [BIN, 'mcp', '--no-journal', '--root', root], {
-        cwd: root,
-        stdio: ['pipe', 'pipe', 'ignore'],
-      });
+      const server = spawn(
+        process.execPath,
+        [BIN, 'mcp', '--no-journal', '--root', root, '--config', 'toolgate.toml'],
+        {
+          cwd: root,
+          stdio: ['pipe', 'pipe', 'ignore'],
+        },
+      );
       const send = (m: unknown) => server.stdin.write(`${JSON.stringify(m)}\n`);
       send({
         jsonrpc: '2.0',

@@ -421,7 +421,8 @@ describe('[tools.shell] backend = "session" (issue #16 §10)', () => {
     );
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [path.join(REPO, 'bin', 'toolgate.js'), 'mcp', '--no-journal'],
+      // Named, so it applies in full (a config found in the project only tightens: issue #29 §6).
+      args: [path.join(REPO, 'bin', 'toolgate.js'), 'mcp', '--no-journal', '--config', 'toolgate.toml'],
       cwd: root,
       stderr: 'ignore',
     });

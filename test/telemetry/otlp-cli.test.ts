@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO } from '../cli/run-cli.js';
+import { REPO, trustProject } from '../cli/run-cli.js';
 import { chatStream, textAnswer } from '../helpers/provider-streams.js';
 import { requestBody, startReplayServer } from '../helpers/replay-server.js';
 import { replayModelArgs, runCliAsync } from '../helpers/run-cli-async.js';
@@ -69,6 +69,7 @@ describe('--otlp: one trace from the model turn through every call into a child 
       path.join(root, 'toolgate.toml'),
       '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["printenv"]\n',
     );
+    trustProject(root); // a project's own config applies in full once trusted (issue #29 §6)
   });
   afterAll(() => collector.close());
 
@@ -144,7 +145,15 @@ describe('--otlp: one trace from the model turn through every call into a child 
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [path.join(REPO, 'bin', 'toolgate.js'), 'mcp', '--no-journal', '--otlp', collector.url],
+        args: [
+          path.join(REPO, 'bin', 'toolgate.js'),
+          'mcp',
+          '--no-journal',
+          '--otlp',
+          collector.url,
+          '--config',
+          path.join(root, 'toolgate.toml'),
+        ],
         cwd: root,
         stderr: 'ignore',
       }),

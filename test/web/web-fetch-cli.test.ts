@@ -39,7 +39,9 @@ describe('web_fetch through exec and mcp (issue #15)', () => {
       { id: '1', name: 'web_fetch', arguments: { url: `http://127.0.0.1:${port}/` } },
       { id: '2', name: 'web_fetch', arguments: { url: 'http://127.0.0.1:9/' } },
     ];
-    const child = run(process.execPath, [BIN, 'exec', '--no-journal'], { cwd: root });
+    const child = run(process.execPath, [BIN, 'exec', '--no-journal', '--config', 'toolgate.toml'], {
+      cwd: root,
+    });
     child.child.stdin?.end(JSON.stringify(calls));
     const results = JSON.parse((await child).stdout) as {
       ok: boolean;
@@ -57,7 +59,7 @@ describe('web_fetch through exec and mcp (issue #15)', () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [BIN, 'mcp', '--no-journal'],
+        args: [BIN, 'mcp', '--no-journal', '--config', 'toolgate.toml'],
         cwd: root,
         stderr: 'ignore',
       }),
