@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { statFields } from './kill-leftovers.js';
 
 /**
@@ -75,15 +75,28 @@ export function killSession(pid: number | undefined): void {
     return;
   }
   const sid = String(pid);
+  // Pids are handed out in increasing order: what the command started has a larger pid than its
+  // leader, unless the counter wrapped around since (then every process is looked at).
+  const wrapped = lastPid() < pid;
   for (const name of names) {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57) continue;
+    if (!wrapped && Number(name) <= pid) continue;
     if (statFields(name)?.[3] !== sid) continue;
     try {
       process.kill(Number(name), 'SIGKILL');
     } catch {
       // gone meanwhile
     }
+  }
+}
+
+/** The last pid the kernel handed out in this pid namespace (0 when it cannot be read: look at all). */
+function lastPid(): number {
+  try {
+    return Number(readFileSync('/proc/sys/kernel/ns_last_pid', 'latin1')) || 0;
+  } catch {
+    return 0;
   }
 }
 

@@ -214,6 +214,7 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       child.stderr?.on('data', output.err);
       child.stderr?.on('end', () => output.end('stderr'));
       let stopReason: 'timeout' | 'cancel' | undefined;
+      let swept = false;
       const stop = (why: 'timeout' | 'cancel') => {
         stopReason ??= why;
         // A stopped call reads its pipes to the end whatever the consumer does, so `close` comes.
@@ -235,7 +236,10 @@ export function createRunCommandTool(settings: RunCommandSettings) {
             child.once('close', (c, s) => void outClosed.then(() => resolve({ code: c, signal: s })));
             // The leader may exit while children still hold the pipes open: stop them (in whatever
             // group they moved to), so `close` comes.
-            child.once('exit', () => killSession(child.pid));
+            child.once('exit', () => {
+              swept = true;
+              killSession(child.pid);
+            });
           },
         );
         return output.result({ code, signal, stopReason, timeoutMs }, ctx.outputLimit);
@@ -245,7 +249,9 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       } finally {
         clearTimeout(timer);
         ctx.signal.removeEventListener('abort', onAbort);
-        killSession(child.pid); // nothing of the command outlives the call, whatever group it moved to
+        // Nothing of the command outlives the call, whatever group it moved to (swept once at its exit).
+        if (swept) signalGroup(child.pid, 'SIGKILL');
+        else killSession(child.pid);
         settings.osSandbox?.done();
         if (pipe) out?.destroy();
       }

@@ -374,7 +374,15 @@ export function shellScript(
       }
     }
   }
-  if (!sawC) return null;
+  if (!sawC) {
+    // A script file, or its input: commands the policy never read.
+    risk(
+      i >= args.length
+        ? `${name} without -c runs commands from its input, known only at run time`
+        : `${name} runs the script file ${args[i]}, whose commands the policy cannot read`,
+    );
+    return null;
+  }
   const script = args[i];
   if (script === undefined) {
     risk(`${name} -c runs a script only known at run time`);
