@@ -70,32 +70,3 @@ export function gitConfigDangers(cwd: string, env: NodeJS.ProcessEnv): string[] 
   const entries = repoConfig(cwd, env);
   return entries ? executingKeys(entries) : ["git's config could not be read"];
 }
-
-/**
- * `-c` arguments that switch off everything in `entries` (and the fixed hooks of every git) that
- * would run a program, for a git that toolgate itself runs: an empty value disables a driver.
- */
-export function neutralisingArgs(entries: readonly RepoConfigEntry[]): string[] {
-  const settings = new Set([
-    'core.fsmonitor=false',
-    'core.hooksPath=/dev/null',
-    'core.pager=cat',
-    'diff.external=',
-    'core.untrackedCache=false',
-  ]);
-  for (const { key } of entries) {
-    const driver = /^(filter|diff|merge)\.(.+)\.[^.]+$/.exec(key);
-    if (!driver) continue;
-    const [, kind, name] = driver;
-    if (kind === 'filter') {
-      for (const part of ['clean', 'smudge', 'process']) settings.add(`filter.${name}.${part}=`);
-      settings.add(`filter.${name}.required=false`);
-    } else if (kind === 'diff') {
-      settings.add(`diff.${name}.textconv=`);
-      settings.add(`diff.${name}.command=`);
-    } else {
-      settings.add(`merge.${name}.driver=`);
-    }
-  }
-  return [...settings].flatMap((s) => ['-c', s]);
-}

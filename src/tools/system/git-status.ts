@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
 import { fitJson } from '../../output/fit-json.js';
-import { neutralisingArgs, repoConfig } from '../git/repo-config.js';
+import { gitSafetyEnv, withGitSafety } from '../git/git-safety-env.js';
 import { scrubEnv } from '../shell/env-scrub.js';
 import { runQuiet } from './run-quiet.js';
 
@@ -88,8 +88,8 @@ export function parsePorcelainV2(text: string): GitStatus {
 
 /**
  * seed 002 git_status: branch, ahead/behind, staged/unstaged/untracked from porcelain v2. Git runs
- * with fsmonitor, hooks, pagers, the external diff and every filter, textconv and merge driver the
- * repository's config names switched off, submodules not entered, and only for paths under the
+ * with gitSafetyEnv's environment (fsmonitor, hooks, pagers and every driver any config names
+ * switched off), submodules not entered, and only for paths under the
  * directory asked about: a repository's config cannot make a status query run a program or report
  * files outside the roots.
  */
@@ -118,13 +118,14 @@ export function createGitStatusTool() {
       }
       if (!isDirectory)
         throw new ToolError('BadArgs', `"${dir.relative}" is a file; give the directory it is in`);
-      const env = { ...scrubEnv(process.env), GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0' };
-      // Every driver any config names is switched off (the user's own too: a tool that asks nobody
-      // runs no program but git), whatever the repository (or a model that wrote to it) says.
-      const entries = repoConfig(dir.absolute, env, ['system', 'global', 'local', 'worktree', 'command']);
-      if (!entries)
-        throw new ToolError('ExecutionFailed', 'git is not installed here, or cannot read its config');
-      const neutral = neutralisingArgs(entries);
+      // The same neutralisation as every command's (src/tools/git/git-safety-env.ts): no program
+      // any config names runs (the user's own neither: a tool that asks nobody runs nothing but git).
+      const base = { ...scrubEnv(process.env), GIT_OPTIONAL_LOCKS: '0' };
+      const safety = gitSafetyEnv(dir.absolute, base);
+      if (!safety.gitVersion) throw new ToolError('ExecutionFailed', 'git is not installed here');
+      if (safety.problem) throw new ToolError('ExecutionFailed', safety.problem);
+      const env = withGitSafety(base, safety);
+      const neutral = ['-c', 'core.untrackedCache=false'];
       const top = await runQuiet('git', [...neutral, 'rev-parse', '--show-toplevel'], {
         cwd: dir.absolute,
         env,
