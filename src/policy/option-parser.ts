@@ -122,7 +122,10 @@ export function parseOptions(
   for (let i = start; i < argv.length; i++) {
     const word = argv[i];
     if (word === undefined) {
-      issues.push({ index: i, what: 'a word known only at run time' });
+      // Past the options it is an operand (whose path is the planner's business: `printf %s "$x"`);
+      // before, it may be any option.
+      if (optionsEnded && !table.operand) operands.push({ index: i, word: '' });
+      else issues.push({ index: i, what: 'a word known only at run time' });
       continue;
     }
     if (optionsEnded || word === '-' || !word.startsWith('-')) {

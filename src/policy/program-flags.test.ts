@@ -97,6 +97,11 @@ describe('issue #29 §4: argv read as the program reads it', () => {
     expect(isReadOnlyCommand(['sort', undefined, 'a.txt'])).toBe(false);
     expect(isReadOnlyCommand(['find', '.', '-name', undefined])).toBe(false);
     expect(isReadOnlyCommand(['git', undefined, 'log'])).toBe(false);
+    expect(isReadOnlyCommand(['date', '+%s', undefined])).toBe(false);
+    expect(isReadOnlyCommand(['uniq', 'a.txt', undefined])).toBe(false);
+    // Past its options, printf's run-time arguments are only printed.
+    expect(isReadOnlyCommand(['printf', '%s', undefined])).toBe(true);
+    expect(isReadOnlyCommand(['printf', undefined, '%s'])).toBe(false);
   });
 
   it('returns the files options read, however the option is spelt', () => {

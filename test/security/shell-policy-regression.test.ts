@@ -32,7 +32,11 @@ const CASES: Case[] = [
   { command: 'git statusx', expect: 'ask', why: 'prefix must match whole words' },
   { command: 'git   status', expect: 'allow', why: 'spacing does not matter after parsing' },
   { command: 'git push origin main', expect: 'ask', why: 'ask rule' },
-  { command: 'git -P push origin main', expect: 'ask', why: "ask rule after git's global options (issue #29)" },
+  {
+    command: 'git -P push origin main',
+    expect: 'ask',
+    why: "ask rule after git's global options (issue #29)",
+  },
   { command: 'git -c a=b rm x', expect: 'ask', why: 'git rm is not the rm program' },
   { command: 'git --no-pager status', expect: 'allow', why: 'allow rule through a harmless global option' },
   { command: 'git --bare status', expect: 'ask', why: 'but not through --bare (issue #29)' },
