@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import { gitCommandView } from '../policy/git-global-options.js';
 
 /**
  * Commands that go through a directory tree: what they read there (file contents, or only
@@ -117,8 +118,13 @@ export function treeRead(argv: readonly string[], cwd: string): TreeRead | undef
       return args.some((a) => /^-[^-]*R/.test(a) || (a.length > 3 && '--recursive'.startsWith(a)))
         ? { reads: 'names', operands: operandsOrHere(args, cwd) }
         : undefined;
-    case 'git':
-      return args[0] === 'ls-files' || args[0] === 'status' ? { reads: 'names', operands: ['.'] } : undefined;
+    case 'git': {
+      // The subcommand as git runs it, after its global options (`git -P ls-files`).
+      const subcommand = gitCommandView(argv)?.argv[1];
+      return subcommand === 'ls-files' || subcommand === 'status'
+        ? { reads: 'names', operands: ['.'] }
+        : undefined;
+    }
     default:
       return undefined;
   }

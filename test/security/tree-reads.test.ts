@@ -67,6 +67,8 @@ const TABLE: [command: string, none: 'allow' | 'ask', os: 'allow' | 'ask', why: 
   ['tree', 'ask', 'allow', 'tree lists a tree holding a vault'],
   ['du -a', 'ask', 'allow', 'du lists a tree holding a vault'],
   ['git ls-files', 'ask', 'allow', 'git ls-files lists the working directory'],
+  ['git -P ls-files', 'ask', 'allow', "after git's global options too (issue #29)"],
+  ['git --no-pager status', 'ask', 'allow', 'git status after a global option'],
   [
     'grep SECRETTOKEN --directories recurse .',
     'ask',
