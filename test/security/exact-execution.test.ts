@@ -375,3 +375,47 @@ describe('issue #29: bash reads the rebuilt form as the analyzer judged it (diff
     );
   });
 });
+
+describe('issue #29 §5: every git a command starts runs without the programs a config names, judged at exec time', () => {
+  for (const backend of ['host', 'session'] as const) {
+    it(`${backend}: a config written by an earlier call of the same batch is not obeyed by the next`, async () => {
+      const repo = makeTempDir('toolgate-exact-git-');
+      const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8' });
+      git('init', '-q');
+      writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+      git('add', 'a.txt');
+      git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'x');
+      writeFileSync(path.join(repo, 'a.txt'), 'changed\n');
+      const evil = path.join(repo, 'evil.sh');
+      writeFileSync(evil, `#!/bin/sh\n${P}\n`);
+      chmodSync(evil, 0o755);
+      const g = createToolgate({
+        config: validateConfig({
+          tools: {
+            approval: { denylist: [] },
+            run_command: { auto_allow_read_only: true },
+            ...(backend === 'session' ? { shell: { backend: 'session' } } : {}),
+          },
+        }),
+        roots: [repo],
+        approver: approveAll, // approves what asks: the config change, never the git status after it
+      });
+      gates.push(g);
+      const results = await g.execute([
+        {
+          id: 'write',
+          name: 'run_command',
+          arguments: { command: `git config core.fsmonitor ${evil} && git config diff.external ${evil}` },
+        },
+        { id: 'status', name: 'run_command', arguments: { command: 'git status --short' } },
+        { id: 'diff', name: 'run_command', arguments: { command: 'git diff --stat' } },
+      ]);
+      expect(
+        results.map((r) => r.ok),
+        JSON.stringify(results.map((r) => r.content)),
+      ).toEqual([true, true, true]);
+      expect(results[1]?.content).toContain('a.txt');
+      expect(existsSync(MARKER), 'git ran the program the earlier call configured').toBe(false);
+    });
+  }
+});

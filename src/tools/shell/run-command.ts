@@ -9,6 +9,7 @@ import { defineTool } from '../../core/define-tool.js';
 import type { Clearance, ToolContext, ToolOutput } from '../../core/tool-definition.js';
 import { ToolError } from '../../core/tool-error.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
+import { gitSafetyEnv, withGitSafety } from '../git/git-safety-env.js';
 import { analyzeCommand } from './analyze-command.js';
 import { JOB_LIFETIME, type JobManager } from './background-jobs.js';
 import { CommandOutput } from './command-output.js';
@@ -16,7 +17,7 @@ import { scrubEnv, withSandboxEnv } from './env-scrub.js';
 import type { OsSandbox } from './os-sandbox.js';
 import { readPipe, sharedPipePool } from './pipe-pool.js';
 import { killSession, sessionShellArgv, signalGroup, spawnShell, stopGroup } from './process-group.js';
-import { type SessionCommandResult, SessionShell } from './session-shell.js';
+import { type SessionCommand, type SessionCommandResult, SessionShell } from './session-shell.js';
 import { loadShellParser } from './shell-parser.js';
 
 export interface RunCommandSettings {
@@ -146,6 +147,15 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       // Where the planner checked the call (in a session, the shell's directory then).
       const cwd = ctx.paths?.[0] ?? ctx.sandbox.resolve(a.cwd ?? shellDir() ?? '.');
       const timeoutMs = Math.min(a.timeout_ms ?? settings.maxTimeoutMs, settings.maxTimeoutMs);
+      // Every git the command starts runs without the programs any config names, computed now
+      // (an earlier call of the batch may have written that config): docs/SHELL-POLICY.md.
+      const base = scrubEnv(process.env, settings.envDenylist);
+      const git = gitSafetyEnv(cwd.absolute, base);
+      if (git.problem && ctx.clearance?.by !== 'person' && /git/.test(script))
+        throw new ToolError(
+          'Denied',
+          `not executed: approve this command when asked, or fix git here: ${git.problem}, so git's programs cannot be switched off for a command nobody approved`,
+        );
       if (shell && !a.background)
         return await runInSession(
           shell,
@@ -157,8 +167,9 @@ export function createRunCommandTool(settings: RunCommandSettings) {
           (dir, absolute) => {
             shellAt = dir && absolute ? { dir, absolute } : undefined;
           },
+          git,
         );
-      let env = scrubEnv(process.env, settings.envDenylist);
+      let env = withGitSafety(base, git);
       // The trace goes on into the command (W3C trace context in the environment).
       if (ctx.traceparent) env = { ...env, TRACEPARENT: ctx.traceparent };
       let argv: string[] | undefined;
@@ -286,6 +297,7 @@ async function runInSession(
   ctx: ToolContext,
   keepBytes: number,
   setDir: (dir: string | undefined, absolute?: string) => void,
+  env: SessionCommand['env'],
 ): Promise<ToolOutput> {
   if (command.includes('\0'))
     throw new ToolError('BadArgs', 'the command holds a NUL character, which no shell can take; remove it');
@@ -299,6 +311,7 @@ async function runInSession(
       command,
       cwd,
       traceparent: ctx.traceparent,
+      env,
       timeoutMs,
       signal: ctx.signal,
       onOut: output.out,

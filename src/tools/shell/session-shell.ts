@@ -13,6 +13,8 @@ export interface SessionCommand {
   /** Absolute and canonical: the directory the call was checked against; the command runs there. */
   cwd: string;
   traceparent?: string | undefined;
+  /** Variables set (and unset) for this command, computed when it starts (git's neutralisation). */
+  env?: { set: Readonly<Record<string, string>>; unset: readonly string[] } | undefined;
   timeoutMs: number;
   signal: AbortSignal;
   onOut(chunk: Uint8Array): void;
@@ -78,11 +80,22 @@ export function ansiCQuote(text: string): string {
  * its physical directory on stdout (one printf), the marker alone on stderr. `\builtin` is quoted, so no alias can stand in
  * for it (a function named `builtin` could: defining one asks, like every function definition).
  */
-function commandLine(marker: string, command: string | undefined, cwd: string, traceparent?: string): string {
+function commandLine(
+  marker: string,
+  command: string | undefined,
+  cwd: string,
+  traceparent?: string,
+  env?: SessionCommand['env'],
+): string {
   const where = ansiCQuote(cwd);
-  const trace = traceparent
+  let trace = traceparent
     ? `\\builtin export TRACEPARENT=${ansiCQuote(traceparent)}; `
     : '\\builtin unset TRACEPARENT; ';
+  // Names are checked: only a plain name is ever spliced into the line (values are quoted literals).
+  for (const name of env?.unset ?? [])
+    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) trace += `\\builtin unset ${name}; `;
+  for (const [name, value] of Object.entries(env?.set ?? {}))
+    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) trace += `\\builtin export ${name}=${ansiCQuote(value)}; `;
   const run =
     command === undefined
       ? '__tg_s=0; '
@@ -236,7 +249,7 @@ export class SessionShell {
     live: LiveShell,
     command: string | undefined,
     cwd: string,
-    c: Pick<SessionCommand, 'timeoutMs' | 'signal' | 'onOut' | 'onErr' | 'traceparent'>,
+    c: Pick<SessionCommand, 'timeoutMs' | 'signal' | 'onOut' | 'onErr' | 'traceparent' | 'env'>,
   ): Promise<
     | { kind: 'frame'; code: number; pid: number; cwd: string | undefined }
     | { kind: 'broken' }
@@ -278,7 +291,7 @@ export class SessionShell {
     // While a command runs, the process waits for it, as for any child.
     holdOpen(live.child, true);
     try {
-      live.child.stdin?.write(commandLine(marker, command, cwd, c.traceparent));
+      live.child.stdin?.write(commandLine(marker, command, cwd, c.traceparent, c.env));
       const ended = await Promise.race([bothFramed.then(() => undefined), live.exited]);
       if (ended) return { kind: 'ended', exit: ended, ...(stopReason ? { stopReason } : {}) };
       const frame = /^ (\d+) (\d+) ([\s\S]*)$/.exec(trailer ?? '');
