@@ -135,12 +135,16 @@ export async function openGate(options: GateOptions): Promise<OpenGate> {
   };
 }
 
-/** The config's tool names must name tools this gate has (or config-defined ones). */
+/**
+ * The config's tool names must name tools this gate has (or config-defined ones). The file is
+ * checked as written: a mistake in a part an untrusted project config does not apply is one too.
+ */
 export function knownToolNamesOnly(gate: Toolgate, setup: Setup): void {
   const known = [
     ...gate.registry.names(),
-    ...setup.config.tools.definitions.map((d) => d.name),
+    ...setup.written.tools.definitions.map((d) => d.name),
     ...switchedOffTools(setup.config).keys(), // switched off, still names the config may use
+    ...switchedOffTools(setup.written).keys(),
   ];
-  checkToolNames(setup.config, [...new Set(known)].sort(), setup.configFile);
+  checkToolNames(setup.written, [...new Set(known)].sort(), setup.configFile);
 }

@@ -13,6 +13,8 @@ export interface Setup {
   configFile: string | undefined;
   /** How far the config file is believed (a project's own file only tightens until trusted). */
   trust: ConfigTrust;
+  /** The config file as written, all of it: its tool names are checked whether or not they apply. */
+  written: ToolgateConfig;
   roots: string[];
   baseDir: string;
 }
@@ -69,15 +71,11 @@ export function resolveSetup(
 ): Setup {
   const explicit = Boolean(options.config);
   const configFile = options.config ? path.resolve(cwd, options.config) : findConfigFile(cwd, options.root);
-  const { config, trust } = !configFile
-    ? { config: defaultConfig(), trust: { state: 'none' as const, ignored: [] } }
-    : explicit
-      ? { config: loadConfigFile(configFile).config, trust: { state: 'explicit' as const, ignored: [] } }
-      : loadProjectConfig(configFile, env);
+  const { config, written, trust } = loaded(configFile, explicit, env);
   tellUntrustedOnce(configFile, trust, cwd, tell);
   if (options.root && options.root.length > 0) {
     for (const root of options.root) checkRoot(root, cwd, (problem) => new UsageError(`--root ${problem}`));
-    return { config, configFile, trust, roots: options.root, baseDir: cwd };
+    return { config, configFile, trust, written, roots: options.root, baseDir: cwd };
   }
   const baseDir = configFile ? path.dirname(configFile) : cwd;
   const roots = config.tools.sandbox.allowed_roots;
@@ -93,5 +91,19 @@ export function resolveSetup(
         : new UsageError(`allowed root ${problem}`),
     );
   }
-  return { config, configFile, trust, roots, baseDir };
+  return { config, configFile, trust, written, roots, baseDir };
+}
+
+function loaded(
+  configFile: string | undefined,
+  explicit: boolean,
+  env: NodeJS.ProcessEnv,
+): { config: ToolgateConfig; written: ToolgateConfig; trust: ConfigTrust } {
+  if (!configFile) {
+    const config = defaultConfig();
+    return { config, written: config, trust: { state: 'none', ignored: [] } };
+  }
+  if (!explicit) return loadProjectConfig(configFile, env);
+  const { config } = loadConfigFile(configFile);
+  return { config, written: config, trust: { state: 'explicit', ignored: [] } };
 }

@@ -21,6 +21,8 @@ export interface ConfigTrust {
 
 export interface ProjectConfig {
   config: ToolgateConfig;
+  /** The whole file as written, whether it applies or not (its mistakes are reported all the same). */
+  written: ToolgateConfig;
   trust: ConfigTrust;
 }
 
@@ -46,12 +48,17 @@ export function loadProjectConfig(file: string, env: NodeJS.ProcessEnv = process
   const store = readTrustStore(env);
   const state = trustOf(read, store);
   const storeProblem = store.problem === undefined ? {} : { storeProblem: store.problem };
-  if (state === 'trusted') return { config: full, trust: { state, ignored: [], ...storeProblem } };
+  if (state === 'trusted')
+    return { config: full, written: full, trust: { state, ignored: [], ...storeProblem } };
   const defaults = defaultConfig();
   const { input, ignored } = tightenOnly(
     parseToml(read.text) as Record<string, unknown>,
     defaults,
     path.dirname(path.resolve(file)),
   );
-  return { config: validateConfig(input, file, read.text), trust: { state, ignored, ...storeProblem } };
+  return {
+    config: validateConfig(input, file, read.text),
+    written: full,
+    trust: { state, ignored, ...storeProblem },
+  };
 }

@@ -134,11 +134,13 @@ function rootsInside(value: unknown, baseDir: string): boolean {
   }
   return value.every((root) => {
     if (typeof root !== 'string') return false;
+    const inside = (p: string, dir: string) => p === dir || p.startsWith(`${dir}${path.sep}`);
+    const named = path.resolve(baseDir, root);
     try {
-      const real = realpathSync(path.resolve(baseDir, root));
-      return real === base || real.startsWith(`${base}${path.sep}`);
-    } catch {
-      return false; // a missing root is reported by resolve-setup, as for any config
+      return inside(realpathSync(named), base);
+    } catch (error) {
+      // A missing root inside the directory stays, so resolve-setup reports it as for any config.
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' && inside(named, path.resolve(baseDir));
     }
   });
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { orphanBatches } from '../helpers/orphan-batches.js';
 import { makeTempDir, useWorkspace } from '../helpers/workspace.js';
-import { REPO, runCli } from './run-cli.js';
+import { REPO, runCli, trustProject } from './run-cli.js';
 
 /** Issue #12: what a newcomer meets in the first hour, through the real CLI. */
 describe('a newcomer’s first hour (issue #12)', () => {
@@ -85,8 +85,9 @@ describe('a newcomer’s first hour (issue #12)', () => {
     });
     expect(existsSync(path.join(ws.dir(), 'x'))).toBe(false);
 
-    // With the line it names in that file, the same call runs.
+    // With the line it names in that file, once the file is trusted, the same call runs.
     ws.file('toolgate.toml', '[tools.approval]\nallowlist = ["write_file"]\n');
+    trustProject(ws.dir()); // a project's own config applies in full once trusted (issue #29 §6)
     const [again] = JSON.parse(
       exec([{ id: '1', name: 'write_file', arguments: { path: 'x', content: 'y' } }]).stdout,
     );
@@ -105,6 +106,7 @@ describe('a newcomer’s first hour (issue #12)', () => {
 
   it('a run_command denial names the command rule that asked and where to allow it', () => {
     ws.file('toolgate.toml', '[tools.approval]\ndenylist = []\n');
+    trustProject(ws.dir()); // a project's own config applies in full once trusted (issue #29 §6)
     const [result] = JSON.parse(
       exec([{ id: '1', name: 'run_command', arguments: { command: 'rm -rf x' } }]).stdout,
     );
@@ -130,6 +132,7 @@ describe('a newcomer’s first hour (issue #12)', () => {
       argumentsProblem: { errorType: 'BadArgs' },
     });
     ws.file('toolgate.toml', '[tools.approval]\nallowlist = ["write_file"]\n');
+    trustProject(ws.dir()); // a project's own config applies in full once trusted (issue #29 §6)
     const allowed = JSON.parse(
       runCli(['policy', 'explain', 'write_file', '{"path":"x"}', '--json'], { cwd: ws.dir() }).stdout,
     );
@@ -139,6 +142,7 @@ describe('a newcomer’s first hour (issue #12)', () => {
   it('the project’s toolgate.toml in --root applies when toolgate runs from another directory (MCP hosts)', () => {
     const project = ws.dir();
     ws.file('toolgate.toml', '[tools.approval]\nallowlist = ["write_file"]\n');
+    trustProject(ws.dir()); // a project's own config applies in full once trusted (issue #29 §6)
     const elsewhere = makeTempDir('toolgate-cwd-');
     const [result] = JSON.parse(
       exec(
@@ -270,6 +274,7 @@ describe('a newcomer’s first hour (issue #12)', () => {
 
   it('a background job from exec says it ends with exec; a later exec is told why the job is gone', () => {
     ws.file('toolgate.toml', '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["sleep"]\n');
+    trustProject(ws.dir()); // a project's own config applies in full once trusted (issue #29 §6)
     const started = Date.now();
     const [job] = JSON.parse(
       exec([{ id: '1', name: 'run_command', arguments: { command: 'sleep 30', background: true } }]).stdout,
@@ -379,6 +384,7 @@ describe('a newcomer’s first hour (issue #12)', () => {
       /relative paths start in the first root, so to reach the others set \[tools.sandbox\] allow_absolute = true/,
     );
     ws.file('toolgate.toml', '[tools.sandbox]\nallow_absolute = true\n');
+    trustProject(ws.dir()); // a project's own config applies in full once trusted (issue #29 §6)
     const [read] = JSON.parse(exec(call, ['--root', ws.dir(), '--root', second]).stdout);
     expect(read.content).toBe('B');
   });
