@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -58,6 +58,25 @@ export function rawReadmeBlock(name: string): string {
 export function readmeBlock(name: string, project?: string): string {
   const block = rawReadmeBlock(name).replaceAll(PLACEHOLDERS.toolgate, REPO);
   return project === undefined ? block : block.replaceAll(PLACEHOLDERS.project, project);
+}
+
+/**
+ * The README's `toolgate trust` block, run as written for `project` with only HOME (and PATH): the
+ * trust lands in HOME's config directory, where the host's `toolgate mcp` (same HOME) looks.
+ */
+export function runReadmeTrust(
+  project: string,
+  home: string,
+): { status: number | null; stdout: string; stderr: string } {
+  const line = readmeBlock('toolgate-trust', project).trim();
+  const parsed = /^node (\S+) trust "([^"]+)"$/.exec(line);
+  if (!parsed?.[1] || !parsed[2])
+    throw new Error(`README.md: the toolgate-trust block is not \`node BIN trust "DIR"\`: ${line}`);
+  const run = spawnSync(process.execPath, [parsed[1], 'trust', parsed[2]], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home },
+    encoding: 'utf8',
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
 /** Writes `content` to `file`, creating its directory. */

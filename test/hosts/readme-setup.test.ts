@@ -1,9 +1,11 @@
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load-config.js';
-import { REPO } from '../cli/run-cli.js';
-import { PLACEHOLDERS, rawReadmeBlock, readmeBlock } from './hosts.js';
+import { REPO, runCli } from '../cli/run-cli.js';
+import { makeTempDir } from '../helpers/workspace.js';
+import { PLACEHOLDERS, rawReadmeBlock, readmeBlock, runReadmeTrust } from './hosts.js';
 
 /**
  * The README's host set-up blocks, checked everywhere (also where the hosts are not installed):
@@ -17,6 +19,28 @@ describe("README's host set-up blocks", () => {
   it('the allowlist is a valid toolgate.toml that allows the write tools', () => {
     const config = parseConfigText(readmeBlock('toolgate-allowlist'), 'README.md');
     expect(config.tools.approval.allowlist).toEqual(['write_file', 'edit_file', 'apply_patch']);
+  });
+
+  it('issue #29 §6: the trust line, run as written, makes the allowlist apply (trust kept in HOME, not the project)', () => {
+    expect(rawReadmeBlock('toolgate-trust')).toContain(PLACEHOLDERS.project);
+    const project = makeTempDir('toolgate-readme-project-');
+    const home = makeTempDir('toolgate-readme-home-');
+    writeFileSync(path.join(project, 'toolgate.toml'), readmeBlock('toolgate-allowlist'));
+    const check = () =>
+      JSON.parse(
+        runCli(['config', 'check', '--root', project], {
+          env: { XDG_CONFIG_HOME: path.join(home, '.config') },
+        }).stdout,
+      );
+    expect(check().trust.state).toBe('untrusted');
+    expect(check().tools.approval.allowlist).toEqual([]);
+    const trusted = runReadmeTrust(project, home);
+    expect(trusted.stderr).toBe('');
+    expect(trusted.status).toBe(0);
+    expect(statSync(path.join(home, '.config', 'toolgate', 'trusted.json')).isFile()).toBe(true);
+    expect(existsSync(path.join(project, '.config'))).toBe(false);
+    expect(check().trust.state).toBe('trusted');
+    expect(check().tools.approval.allowlist).toEqual(['write_file', 'edit_file', 'apply_patch']);
   });
 
   it.each(['claude-code-mcp-json', 'gemini-cli'])('%s starts toolgate mcp on the project', (name) => {

@@ -13,6 +13,7 @@ import {
   readmeBlock,
   realDir,
   runHost,
+  runReadmeTrust,
   tail,
 } from './hosts.js';
 import { type Exchange, type OfferedTool, startModelServer } from './model-server.js';
@@ -62,7 +63,8 @@ interface HostSetup {
 
 /**
  * One headless host run in a fresh HOME and project: `notes.txt` with a unique line, the README's
- * allowlist as `toolgate.toml` when `allow`, then `setup` writes the host's own configuration.
+ * allowlist as `toolgate.toml` when `allow`, trusted with the README's `toolgate trust` line, then
+ * `setup` writes the host's own configuration.
  */
 async function runScenario(options: {
   allow: boolean;
@@ -76,7 +78,12 @@ async function runScenario(options: {
     const notes = `notes for the real-host suite ${randomUUID()}\n`;
     const written = `written through the host ${randomUUID()}\n`;
     put(path.join(project, 'notes.txt'), notes);
-    if (options.allow) put(path.join(project, 'toolgate.toml'), readmeBlock('toolgate-allowlist'));
+    if (options.allow) {
+      put(path.join(project, 'toolgate.toml'), readmeBlock('toolgate-allowlist'));
+      // As the README says: the project's own file applies in full once trusted (issue #29 §6).
+      const trusted = runReadmeTrust(project, home);
+      if (trusted.status !== 0) throw new Error(`toolgate trust failed: ${trusted.stderr}`);
+    }
     const server = await startModelServer({
       readPath: 'notes.txt',
       writePath: 'out.txt',
