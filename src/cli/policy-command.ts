@@ -109,7 +109,7 @@ async function explain(
         (explanation.argumentsProblem ? `  note:   ${explanation.argumentsProblem.message}\n` : '') +
         (explanation.ignoredSettings
           ? sanitizeForTerminal(
-              `  config: not trusted (${setup.trust.state}): ${explanation.ignoredSettings.map((s) => s.key).join(', ')} ignored; ${explanation.trustWith} to apply them\n`,
+              `  config: ${setup.trust.state === 'changed' ? 'changed since it was trusted' : 'not trusted'}; ignored: ${explanation.ignoredSettings.map((s) => s.key).join(', ')}; to apply them: ${explanation.trustWith}\n`,
             )
           : ''),
     );
