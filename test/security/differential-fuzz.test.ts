@@ -189,6 +189,27 @@ const wrapped = fc
       `${prefix}${layers.map(([w, flags]) => [w, ...flags].join(' ')).join(' ')} ${inner}`,
   );
 
+/** Test commands, where the parser's operators are bash's redirections and lists in `[ … ]`. */
+const tests = fc
+  .tuple(
+    fc.constantFrom('echo && ', 'ls; ', 'true || false; ', ''),
+    fc.constantFrom(['[', ']'], ['[[', ']]'], ['test', '']),
+    fc.constantFrom('-f a', '! -f a', 'x', '( x )', '-n x', '-v x', '1 -eq 1'),
+    fc.array(
+      fc.tuple(
+        fc.constantFrom('>', '<', '||', '&&', '-o', '-a', '=', '!=', '>>'),
+        fc.constantFrom(MARKER, P, 'y', '-f b'),
+      ),
+      {
+        minLength: 1,
+        maxLength: 2,
+      },
+    ),
+  )
+  .map(([prefix, [open, close], lhs, rest]) =>
+    `${prefix}${open} ${lhs} ${rest.map(([op, rhs]) => `${op} ${rhs}`).join(' ')} ${close}`.trimEnd(),
+  );
+
 let n = 0;
 describe('issue #29: differential fuzz — a line that runs unasked never runs what was not judged', () => {
   it(`Property: no generated line run without asking creates the marker (${RUNS} runs per class)`, async () => {
@@ -197,6 +218,7 @@ describe('issue #29: differential fuzz — a line that runs unasked never runs w
       ['here-documents', heredoc],
       ['braces and subscripts', braces],
       ['wrappers', wrapped],
+      ['tests', tests],
     ] as const) {
       await fc.assert(
         fc.asyncProperty(arbitrary, async (line) => {

@@ -99,6 +99,11 @@ const BASH_SEMANTICS = [
   `: {a['$(${P})']}>/dev/null`,
   `echo {a[$(${P})]}>/dev/null`,
   `echo x {a['\`${P}\`']}<&0`,
+  // In `[ … ]` the parser reads `>`, `||`, `&&` as test operators; bash as a redirection, a list.
+  `echo && [ a > ${MARKER} ]`,
+  `echo && [ -f nowhere || ${P} ]`,
+  `echo && [ -n x -a ! -f nowhere || ${P} ]`,
+  `echo; [ x != y || ${P} ]`,
 ];
 
 const WRAPPER_LINES = [

@@ -38,8 +38,10 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SPECIAL = /^(?:[0-9]|[@*#?$!_-])$/;
 /** What a glob pattern may hold to be kept as it is (a case pattern, `[[ x == *.ts ]]`). */
 const SAFE_PATTERN = /^[A-Za-z0-9_.*?+@%,:=~^\-/]+$/;
-/** Arithmetic on literals, as the policy allowed it: digits, hex, operators, parentheses. */
-const LITERAL_ARITHMETIC = /^[0-9xXa-fA-F#+\-*/%()<>=!&|^~?:\s]*$/;
+/** Arithmetic on literals, as the policy allowed it: decimal and 0x numbers, operators, parentheses. */
+function literalArithmetic(text: string): boolean {
+  return /^[+\-*/%()<>=!&|^~?:\s]*$/.test(text.replace(/\b0[xX][0-9a-fA-F]+\b|\b\d+\b/g, ' '));
+}
 
 /** Unquoted text bash expands at run time: globs, braces with a list or range, a leading tilde. */
 function expandsAtRunTime(text: string): boolean {
@@ -319,13 +321,16 @@ export class Rebuilder {
 
   #testPart(node: Node, pattern: boolean): string {
     if (!node.isNamed) {
-      if (['&&', '||', '!', '(', ')', '==', '=', '!=', '<', '>', '=~'].includes(node.type)) return node.type;
-      throw new CannotRebuild(`the token ${JSON.stringify(node.type)} in a test`);
+      if (!['&&', '||', '!', '(', ')', '==', '=', '!=', '<', '>', '=~'].includes(node.type))
+        throw new CannotRebuild(`the token ${JSON.stringify(node.type)} in a test`);
+      // In `[ … ]` bash reads `<`, `>`, `&&`, `(` as its own syntax (a redirection, a new command):
+      // there every operator is passed to the test builtin as the quoted word it is to the parser.
+      return this.#doubleBracket ? node.type : quoteWord(node.type);
     }
     switch (node.type) {
       case 'test_operator':
         if (!TEST_OPERATOR.test(node.text)) throw new CannotRebuild(`the test operator ${node.text}`);
-        return node.text;
+        return this.#doubleBracket ? node.text : quoteWord(node.text);
       case 'unary_expression':
       case 'parenthesized_expression':
         return node.children.map((c) => this.#testPart(c as Node, false)).join(' ');
@@ -423,7 +428,7 @@ export class Rebuilder {
       .slice(1, -1)
       .map((c) => (c as Node).text)
       .join(' ');
-    if (!LITERAL_ARITHMETIC.test(inner)) throw new CannotRebuild(`the arithmetic ${inner}`);
+    if (!literalArithmetic(inner)) throw new CannotRebuild(`the arithmetic ${inner}`);
     return inner;
   }
 
@@ -507,7 +512,7 @@ export class Rebuilder {
       }
       case 'arithmetic_expansion': {
         const inner = node.text.slice(3, -2);
-        if (!node.text.startsWith('$((') || !LITERAL_ARITHMETIC.test(inner))
+        if (!node.text.startsWith('$((') || !literalArithmetic(inner))
           throw new CannotRebuild(`the arithmetic ${node.text}`);
         return [{ text: `$((${inner}))` }];
       }
