@@ -11,8 +11,17 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { configJsonSchema } from '../../src/config/config-schema.js';
 import { defaultConfig, validateConfig } from '../../src/config/load-config.js';
 import { tightenOnly } from '../../src/config/tighten-only.js';
+import { ruleFor } from '../../src/config/tightening-rules.js';
+
+interface JsonSchema {
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: JsonSchema | boolean;
+  propertyNames?: { enum?: string[] };
+}
+
 import { runCli } from '../cli/run-cli.js';
 import { snapshotTree } from '../helpers/tree.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -289,6 +298,25 @@ describe('issue #29 §6: the tightening table, key by key', () => {
       rmSync(baseDir, { recursive: true, force: true });
     }
   };
+
+  it('every key of the schema is decided by the table (a new key is ignored until someone decides it only tightens)', () => {
+    const undecided: string[] = [];
+    const walk = (schema: JsonSchema, at: string[]) => {
+      const names =
+        schema.additionalProperties && typeof schema.additionalProperties === 'object'
+          ? (schema.propertyNames?.enum ?? ['*']).map(
+              (name) => [name, schema.additionalProperties as JsonSchema] as const,
+            )
+          : Object.entries(schema.properties ?? {});
+      if (names.length === 0 || ruleFor(at)?.kind === 'ignored') {
+        if (!ruleFor(at)) undecided.push(at.join('.'));
+        return;
+      }
+      for (const [name, inner] of names) walk(inner, [...at, name]);
+    };
+    walk(configJsonSchema() as JsonSchema, []);
+    expect(undecided).toEqual([]);
+  });
 
   it('a key the table does not know is ignored (fail closed), whatever its value', () => {
     expect(judge({ tools: { future_switch: true } }).ignored).toEqual(['tools.future_switch']);
