@@ -1,4 +1,35 @@
 /**
+ * The files inside a repository's git directory with which it decides what git runs, where git
+ * finds its configuration or its objects: whoever writes them runs programs in the next git
+ * command, the model's or the user's own (`commondir` pointing at a planted config, a hook, a
+ * rebase todo's `exec` line). No tool writes them (nor reads them: the patterns are default
+ * denies). They are WRITE-sensitive only: git itself must read them, so an OS sandbox should keep
+ * them readable and unwritable. A `.git` FILE (gitfile) is refused by the sandbox itself (sandbox.ts).
+ */
+export const GIT_INTERNAL_PATTERNS: readonly string[] = [
+  '**/.git/config',
+  '**/.git/config.worktree',
+  '**/.git/commondir',
+  '**/.git/hooks/**',
+  '**/.git/info/attributes',
+  '**/.git/objects/info/alternates',
+  '**/.git/objects/info/http-alternates',
+  '**/.git/rebase-merge/**',
+  '**/.git/worktrees/*/config.worktree',
+  '**/.git/worktrees/*/commondir',
+  '**/.git/worktrees/*/gitdir',
+  '**/.git/worktrees/*/rebase-merge/**',
+  '**/.git/modules/**/config',
+  '**/.git/modules/**/config.worktree',
+  '**/.git/modules/**/commondir',
+  '**/.git/modules/**/gitdir',
+  '**/.git/modules/**/hooks/**',
+  '**/.git/modules/**/info/attributes',
+  '**/.git/modules/**/objects/info/alternates',
+  '**/.git/modules/**/rebase-merge/**',
+];
+
+/**
  * Denied even inside a root (seed 000 FR-VAL-05), plus toolgate's own policy and state: a model must
  * never edit its own config or journal (DESIGN §4). A pattern `X/**` also denies `X` itself.
  */
@@ -17,15 +48,7 @@ export const DEFAULT_DENIED_PATTERNS: readonly string[] = [
   '**/etc/shadow',
   '**/etc/gshadow',
   '**/etc/sudoers',
-  // A repository's own git settings and hooks: whoever writes them runs programs in the next git
-  // command (yours or the model's). Reading the rest of .git stays possible.
-  '**/.git/config',
-  '**/.git/config.worktree',
-  '**/.git/hooks/**',
-  '**/.git/info/attributes',
-  '**/.git/modules/**/config',
-  '**/.git/modules/**/hooks/**',
-  '**/.git/worktrees/**/config.worktree',
+  ...GIT_INTERNAL_PATTERNS,
 ];
 
 /** Always denied, whatever `include_default_denies` says. */

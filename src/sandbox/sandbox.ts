@@ -35,6 +35,27 @@ export interface ResolvedPath {
   relative: string;
 }
 
+/**
+ * Where the usual file systems ignore case (macOS, Windows), `.GIT/hooks` or `.SSH/id_rsa` name the
+ * denied file: patterns match without case there.
+ */
+const CASE_INSENSITIVE = process.platform === 'win32' || process.platform === 'darwin';
+
+/**
+ * A `.git` that is not a real directory: a gitfile (`gitdir: …`) or a link sends every git run in
+ * that directory, the user's own included, to another repository and its configuration. Creating,
+ * replacing or reading one through a tool is refused; the path does not exist yet counts too.
+ */
+function redirectingGitEntry(absolute: string): boolean {
+  const name = path.basename(absolute);
+  if ((CASE_INSENSITIVE ? name.toLowerCase() : name) !== '.git') return false;
+  try {
+    return !lstatSync(absolute).isDirectory();
+  } catch {
+    return true;
+  }
+}
+
 function violation(message: string, metadata?: Record<string, unknown>): ToolError {
   return new ToolError('SandboxViolation', message, metadata);
 }
@@ -114,7 +135,7 @@ export class Sandbox {
   #denials(): { isDenied: (posixPath: string) => string | undefined; checkAbsolute: boolean } {
     if (this.#deny) return this.#deny;
     const patterns = this.#patterns;
-    const { test, any } = denyMatcher(patterns, process.platform === 'win32');
+    const { test, any } = denyMatcher(patterns, CASE_INSENSITIVE);
     // Relative patterns see the root-relative path; the absolute form only adds something when a
     // pattern is absolute or a root itself lies inside a denied area (say a root under ~/.ssh).
     const checkAbsolute =
@@ -190,6 +211,12 @@ export class Sandbox {
         resolved: relative,
       });
     }
+    if (redirectingGitEntry(absolute)) {
+      throw violation(
+        `path "${relative}" would be a .git file or link, which points git at another repository and its configuration (whose programs git runs); create repositories with git itself (git init, git worktree add, git submodule add)`,
+        { attempted: input, resolved: relative },
+      );
+    }
     const deny = this.#deny ?? this.#denials();
     const denied =
       deny.isDenied(relative) ?? (deny.checkAbsolute ? deny.isDenied(toPosix(absolute)) : undefined);
@@ -233,6 +260,34 @@ export class Sandbox {
       return undefined;
     } catch (error) {
       return ToolError.isInstance(error) ? error.message : `"${arg}" is denied`;
+    }
+  }
+
+  /**
+   * A path as git's history names it (`REV:path`, a pathspec), relative to `base`: the file need
+   * not exist now. `denied` when the sandbox would refuse that path to every tool (a denied
+   * pattern, a vault, toolgate's own files), `outside` when it lies outside the roots.
+   */
+  historyPathProblem(p: string, base: string): { denied?: string; outside?: string } {
+    if (p.includes('\0')) return { denied: `"${p}" contains a NUL byte` };
+    let absolute: string;
+    try {
+      absolute = canonicalize(path.resolve(base, p), p);
+    } catch (error) {
+      return { outside: ToolError.isInstance(error) ? error.message : `"${p}" cannot be resolved` };
+    }
+    const index = this.#rootIndex(absolute);
+    if (index < 0) return { outside: `"${p}" is outside the allowed roots` };
+    const root = this.roots[index] as string;
+    const relative =
+      absolute === root ? '.' : toPosix(absolute.slice((this.#prefixes[index] as string).length));
+    try {
+      this.#checkDenied({ input: p, absolute, root, relative });
+      return {};
+    } catch (error) {
+      // A .git entry that is not a directory is a write concern, not a secret in history.
+      if (redirectingGitEntry(absolute)) return {};
+      return { denied: ToolError.isInstance(error) ? error.message : `"${p}" is denied` };
     }
   }
 
