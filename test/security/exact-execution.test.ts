@@ -339,35 +339,43 @@ describe('issue #29: bash reads the rebuilt form as the analyzer judged it (diff
     );
   const dump = (name: string) => `${name}() { printf '%s\\0' ${name} "$#" "$@"; }`;
 
-  it('Property: argv as bash runs the rebuilt line = argv as the analyzer judged it', () => {
-    fc.assert(
-      fc.property(line, (text) => {
-        const facts = analyzeCommand(text);
-        if (facts.rebuilt === undefined) return; // asks: runs only as a person saw it
-        const out = spawnSync(
-          '/bin/bash',
-          ['--noprofile', '--norc', '-c', `${dump('p1')}; ${dump('p2')}; ${facts.rebuilt}`],
-          {
-            encoding: 'utf8',
-            env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },
-          },
-        );
-        const fields = out.stdout.split('\0');
-        const seen: string[][] = [];
-        let i = 0;
-        while (i < fields.length - 1) {
-          const count = Number(fields[i + 1]);
-          seen.push([fields[i] as string, ...fields.slice(i + 2, i + 2 + count)]);
-          i += 2 + count;
-        }
-        // Only commands that ran (a `&&`/`||` may skip some): each must be one the analyzer judged.
-        const judged = facts.commands.map((c) => JSON.stringify(c.argv));
-        for (const argv of seen)
-          expect(judged, `${JSON.stringify(text)} → ${facts.rebuilt}`).toContain(JSON.stringify(argv));
-      }),
-      { numRuns: 300, seed: 29 },
-    );
-  });
+  /** The argv lists the shell passed to p1/p2 when it ran `rebuilt`. */
+  const argvAsRun = (shell: string, rebuilt: string): string[][] => {
+    const out = spawnSync(shell, ['-c', `${dump('p1')}; ${dump('p2')}; ${rebuilt}`], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },
+    });
+    const fields = out.stdout.split('\0');
+    const seen: string[][] = [];
+    let i = 0;
+    while (i < fields.length - 1) {
+      const count = Number(fields[i + 1]);
+      seen.push([fields[i] as string, ...fields.slice(i + 2, i + 2 + count)]);
+      i += 2 + count;
+    }
+    return seen;
+  };
+
+  for (const [shell, dialect] of [
+    ['/bin/bash', 'bash'],
+    ['/bin/dash', 'posix'],
+  ] as const) {
+    it(`Property: argv as ${shell} runs the rebuilt line = argv as the analyzer judged it`, () => {
+      fc.assert(
+        fc.property(line, (text) => {
+          const facts = analyzeCommand(text, 0, dialect);
+          if (facts.rebuilt === undefined) return; // asks: runs only as a person saw it
+          const seen = argvAsRun(shell, facts.rebuilt);
+          // The first command always runs; later ones may be skipped by `&&`/`||`.
+          expect(seen.length, `${JSON.stringify(text)} → ${facts.rebuilt}`).toBeGreaterThan(0);
+          const judged = facts.commands.map((c) => JSON.stringify(c.argv));
+          for (const argv of seen)
+            expect(judged, `${JSON.stringify(text)} → ${facts.rebuilt}`).toContain(JSON.stringify(argv));
+        }),
+        { numRuns: 300, seed: 29 },
+      );
+    });
+  }
 
   it('Property: the rebuilt form is a fixed point (rebuilding it again changes nothing)', () => {
     fc.assert(
