@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(REPO, 'bin', 'toolgate.js');
@@ -14,13 +14,14 @@ const BIN = path.join(REPO, 'bin', 'toolgate.js');
  */
 let configHome: string | undefined;
 export function testConfigHome(): string {
-  if (!configHome) {
-    const made = mkdtempSync(path.join(tmpdir(), 'toolgate-config-home-'));
-    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
-    configHome = made;
-  }
+  configHome ??= mkdtempSync(path.join(tmpdir(), 'toolgate-config-home-'));
   return configHome;
 }
+// Removed after each test file (vitest's workers end without an 'exit' event to hang this on).
+afterAll(() => {
+  if (configHome) rmSync(configHome, { recursive: true, force: true });
+  configHome = undefined;
+});
 
 /** The tests' config home, unless a test names another one itself (copying process.env is not naming). */
 export function configHomeFor(env: Record<string, string | undefined> | undefined): string {

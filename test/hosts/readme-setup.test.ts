@@ -1,4 +1,4 @@
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
@@ -25,22 +25,26 @@ describe("README's host set-up blocks", () => {
     expect(rawReadmeBlock('toolgate-trust')).toContain(PLACEHOLDERS.project);
     const project = makeTempDir('toolgate-readme-project-');
     const home = makeTempDir('toolgate-readme-home-');
-    writeFileSync(path.join(project, 'toolgate.toml'), readmeBlock('toolgate-allowlist'));
-    const check = () =>
-      JSON.parse(
-        runCli(['config', 'check', '--root', project], {
-          env: { XDG_CONFIG_HOME: path.join(home, '.config') },
-        }).stdout,
-      );
-    expect(check().trust.state).toBe('untrusted');
-    expect(check().tools.approval.allowlist).toEqual([]);
-    const trusted = runReadmeTrust(project, home);
-    expect(trusted.stderr).toBe('');
-    expect(trusted.status).toBe(0);
-    expect(statSync(path.join(home, '.config', 'toolgate', 'trusted.json')).isFile()).toBe(true);
-    expect(existsSync(path.join(project, '.config'))).toBe(false);
-    expect(check().trust.state).toBe('trusted');
-    expect(check().tools.approval.allowlist).toEqual(['write_file', 'edit_file', 'apply_patch']);
+    try {
+      writeFileSync(path.join(project, 'toolgate.toml'), readmeBlock('toolgate-allowlist'));
+      const check = () =>
+        JSON.parse(
+          runCli(['config', 'check', '--root', project], {
+            env: { XDG_CONFIG_HOME: path.join(home, '.config') },
+          }).stdout,
+        );
+      expect(check().trust.state).toBe('untrusted');
+      expect(check().tools.approval.allowlist).toEqual([]);
+      const trusted = runReadmeTrust(project, home);
+      expect(trusted.stderr).toBe('');
+      expect(trusted.status).toBe(0);
+      expect(statSync(path.join(home, '.config', 'toolgate', 'trusted.json')).isFile()).toBe(true);
+      expect(existsSync(path.join(project, '.config'))).toBe(false);
+      expect(check().trust.state).toBe('trusted');
+      expect(check().tools.approval.allowlist).toEqual(['write_file', 'edit_file', 'apply_patch']);
+    } finally {
+      for (const dir of [project, home]) rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.each(['claude-code-mcp-json', 'gemini-cli'])('%s starts toolgate mcp on the project', (name) => {
