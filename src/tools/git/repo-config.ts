@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
  * config are theirs and trusted.
  */
 const EXECUTING_KEY =
-  /^(?:core\.(?:fsmonitor|hookspath|pager|editor|sshcommand|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|diff\.external|diff\..+\.(?:textconv|command)|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|pager\..+|credential\.(?:.+\.)?helper|gpg\.(?:.+\.)?program|uploadpack\.packobjectshook|remote\..+\.(?:uploadpack|receivepack)|include\.path|includeif\..+\.path)$/;
+  /^(?:core\.(?:fsmonitor|hookspath|pager|editor|sshcommand|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|diff\.external|diff\..+\.(?:textconv|command)|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|pager\..+|credential\.(?:.+\.)?helper|gpg\.(?:.+\.)?program|uploadpack\.packobjectshook|remote\..+\.(?:uploadpack|receivepack)|include\.path|includeif\..+\.path|trailer\..+\.(?:cmd|command)|(?:diff|merge)tool\..+\.(?:cmd|path)|submodule\..+\.update)$/;
 
 /** `core.fsmonitor = true/false` selects the built-in daemon or none: not a program. */
 const BOOLEAN = /^(?:true|false|yes|no|on|off|1|0)?$/i;
@@ -56,7 +56,12 @@ export function executingKeys(entries: readonly RepoConfigEntry[]): string[] {
   for (const { key, value } of entries) {
     if (!EXECUTING_KEY.test(key)) continue;
     if (key === 'core.fsmonitor' && BOOLEAN.test(value)) continue;
+    if (key.startsWith('submodule.') && !value.trim().startsWith('!')) continue;
     dangers.add(key);
+  }
+  for (const { key, value } of entries) {
+    // A `!` alias runs a shell command when `git <alias>` is typed.
+    if (key.startsWith('alias.') && value.trim().startsWith('!')) dangers.add(key);
   }
   return [...dangers];
 }
