@@ -42,10 +42,15 @@ function userEnv(): NodeJS.ProcessEnv {
 }
 
 /** Runs `bash -c line` at `cwd`, with the safety environment computed now (at exec time) or none. */
-function run(line: string, cwd: string, neutral: boolean): Promise<{ code: number | null; out: string }> {
+function run(
+  line: string,
+  cwd: string,
+  neutral: boolean,
+  also: string[] = [],
+): Promise<{ code: number | null; out: string }> {
   let env = userEnv();
   if (neutral) {
-    const safety = gitSafetyEnv(cwd, env);
+    const safety = gitSafetyEnv(cwd, env, also);
     expect(safety.problem).toBeUndefined();
     env = withGitSafety(env, safety);
   }
@@ -141,6 +146,19 @@ beforeAll(async () => {
   writeFileSync(path.join(repo, 'd.cond'), 'cond changed\n');
   git(repo, 'commit', '-qam', 'right');
   git(repo, 'checkout', '-q', 'main');
+  // A submodule whose name has many slashes (its git directory deep under modules/), left out of
+  // .gitmodules: only the walk of modules/ finds its config.
+  const deepName = 'deep/a/b/c/d/e/f/g';
+  git(repo, 'submodule', 'add', '-q', '--name', deepName, subsrc, 'sm2');
+  git(repo, 'config', '-f', '.gitmodules', '--remove-section', `submodule.${deepName}`);
+  // A nested repository of its own (a vendored clone), entered with cd.
+  const nested = path.join(repo, 'vendor', 'nested');
+  mkdirSync(nested, { recursive: true });
+  git(nested, 'init', '-q');
+  writeFileSync(path.join(nested, '.gitattributes'), '* filter=nest\n');
+  writeFileSync(path.join(nested, 'n.txt'), 'n\n');
+  git(nested, 'add', '.');
+  git(nested, 'commit', '-qm', 'n');
   // The lazy fetch: a partial clone whose promisor remote is an `ext::` command.
   const lazy = path.join(repo, 'lazy');
   git(base, 'clone', '-q', '--no-checkout', '--filter=blob:none', `file://${served}`, lazy);
@@ -185,6 +203,10 @@ beforeAll(async () => {
   git(smGit, 'config', 'core.fsmonitor', evil('submodule-fsmonitor'));
   hook(path.join(smGit, 'hooks'), 'post-checkout', 'submodule-hook');
   writeFileSync(path.join(repo, 'sm', 's.txt'), 's changed\n');
+  const deepGit = path.join(repo, '.git', 'modules', ...deepName.split('/'));
+  git(deepGit, 'config', 'filter.deep.clean', evil('deep-submodule-filter'));
+  writeFileSync(path.join(repo, 'sm2', '.git', '..', '.gitattributes'), '* filter=deep\n');
+  git(nested, 'config', 'filter.nest.clean', evil('nested-filter'));
   git(lazy, 'config', 'remote.origin.url', `ext::${evil('ext-transport')} %S`);
   git(lazy, 'config', 'protocol.ext.allow', 'always');
 }, 60_000);
@@ -196,6 +218,11 @@ const CASES: [label: string, where: 'repo' | 'lazy', line: string][] = [
   ['fsmonitor', 'repo', 'git status'],
   ['submodule-fsmonitor', 'repo', 'git status --ignore-submodules=none'],
   ['submodule-filter', 'repo', 'cd sm && git add s.txt && git reset -q'],
+  [
+    'deep-submodule-filter',
+    'repo',
+    'cd sm2 && echo d > s.txt && git add s.txt; git reset -q; git checkout -q -- s.txt',
+  ],
   ['pager', 'repo', "script -qec 'git log -1' /dev/null"],
   ['filter-clean', 'repo', 'echo two > a.txt && git add a.txt; git reset -q; git checkout -q -- a.txt'],
   ['filter-smudge', 'repo', 'rm -f a.txt && git checkout -- a.txt'],
@@ -244,6 +271,19 @@ describe("issue #29 §5: git runs none of the repository's programs (gitSafetyEn
       rmSync(MARKER, { force: true });
     }, 30_000);
   }
+
+  it('a nested repository entered with cd: its drivers are switched off when the caller names the directory', async () => {
+    const nested = path.join(repo, 'vendor', 'nested');
+    const line =
+      'cd vendor/nested && echo n2 > n.txt && git add n.txt; git reset -q; git checkout -q -- n.txt';
+    rmSync(MARKER, { force: true });
+    const safe = await run(line, repo, true, [nested]);
+    expect(marker(), safe.out).toBe('');
+    // Not named: the fixed settings hold there, but its own filter names are not known (the limit).
+    await run(line, repo, true);
+    expect(marker().split('\n')).toContain('nested-filter');
+    rmSync(MARKER, { force: true });
+  });
 
   it('git still works: status prints, a commit is made, a checkout and a local fetch work, history reads', async () => {
     rmSync(MARKER, { force: true });

@@ -130,8 +130,10 @@ const FIRST_WINS = /^remote\..+\.(?:uploadpack|receivepack)$/;
  * merge driver, tool, trailer command and `!` alias that any config file git could read at `cwd`
  * (system, global, XDG, the repository's, its worktrees' and submodules', every include whatever
  * its condition) defines. Computed when the command starts; cached while none of those files changed.
+ * `also`: more directories where the command may run git (the `cd` targets of its line): a nested
+ * repository's own drivers are found only there (the fixed settings hold everywhere).
  */
-export function gitSafetyEnv(cwd: string, env: NodeJS.ProcessEnv): GitSafety {
+export function gitSafetyEnv(cwd: string, env: NodeJS.ProcessEnv, also: readonly string[] = []): GitSafety {
   const version = gitVersion(env.PATH);
   const unset = Object.keys(env).filter(
     (name) => (name.startsWith('GIT_') && !KEPT_GIT_VARIABLES.has(name)) || OTHER_UNSET.includes(name),
@@ -149,8 +151,13 @@ export function gitSafetyEnv(cwd: string, env: NodeJS.ProcessEnv): GitSafety {
     GIT_TERMINAL_PROMPT: '0',
   };
   if (version.missing) return { set, unset };
-  const settings = overrides(cwd, clean);
-  if (typeof settings === 'string') return { set, unset, problem: settings, gitVersion: version.number };
+  const merged = new Map<string, string>();
+  for (const dir of new Set([cwd, ...also])) {
+    const found = overrides(dir, clean);
+    if (typeof found === 'string') return { set, unset, problem: found, gitVersion: version.number };
+    for (const [key, value] of found) merged.set(key, value);
+  }
+  const settings = [...merged];
   if (settings.some(([key, value]) => key === 'protocol.file.allow' && value === 'never'))
     set.GIT_ALLOW_PROTOCOL = ALLOWED_PROTOCOLS.filter((p) => p !== 'file').join(':');
   settings.forEach(([key, value], i) => {
@@ -238,7 +245,11 @@ function overrides(cwd: string, env: NodeJS.ProcessEnv): [string, string][] | st
   const listed = listConfig(cwd, env);
   if (typeof listed === 'string') return listed;
   const files = new Set(listed.files);
-  for (const file of candidateFiles(cwd, env, watch)) files.add(file);
+  try {
+    for (const file of candidateFiles(cwd, env, watch)) files.add(file);
+  } catch (error) {
+    return `the repository's git directories could not all be read (${(error as Error).message})`;
+  }
   const entries = [...listed.entries, ...readConfigFiles([...files], env.HOME, watch)];
   const settings = settingsFor(entries);
   if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
@@ -304,9 +315,9 @@ function candidateFiles(cwd: string, env: NodeJS.ProcessEnv, watch: (file: strin
   for (const dir of new Set([repo.gitDir, repo.commonDir])) {
     files.push(path.join(dir, 'config'), path.join(dir, 'config.worktree'));
   }
-  for (const dir of subdirectories(path.join(repo.commonDir, 'worktrees'), 1, watch))
+  for (const dir of subdirectories(path.join(repo.commonDir, 'worktrees'), watch))
     files.push(path.join(dir, 'config.worktree'));
-  for (const dir of subdirectories(path.join(repo.commonDir, 'modules'), 6, watch))
+  for (const dir of subdirectories(path.join(repo.commonDir, 'modules'), watch))
     files.push(path.join(dir, 'config'), path.join(dir, 'config.worktree'));
   if (repo.workTree) {
     const gitmodules = path.join(repo.workTree, '.gitmodules');
@@ -320,25 +331,36 @@ function candidateFiles(cwd: string, env: NodeJS.ProcessEnv, watch: (file: strin
   return files;
 }
 
-/** Directories under `dir` down to `depth` levels (every directory looked at is watched). */
-function subdirectories(dir: string, depth: number, watch: (file: string) => void): string[] {
+/** More directories than this under `modules/` or `worktrees/` fail closed (a problem, not a partial list). */
+const MAX_GIT_DIRS = 5000;
+/** Inside a git directory these hold objects and refs, never another repository's config. */
+const GIT_DIR_DATA = new Set(['objects', 'refs', 'logs', 'lfs']);
+
+/**
+ * Every directory under `dir`, at any depth (a submodule's name may contain slashes), each one
+ * watched; a git directory's object and ref stores are not entered. Throws past MAX_GIT_DIRS.
+ */
+function subdirectories(dir: string, watch: (file: string) => void, out: string[] = []): string[] {
   watch(dir);
-  if (depth === 0) return [];
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
-    return [];
+    return out;
   }
-  const out: string[] = [];
-  for (const name of names.slice(0, 1000)) {
+  const isGitDir = names.includes('HEAD');
+  for (const name of names) {
+    if (isGitDir && GIT_DIR_DATA.has(name)) continue;
     const child = path.join(dir, name);
     try {
       if (!lstatSync(child).isDirectory()) continue;
     } catch {
       continue;
     }
-    out.push(child, ...subdirectories(child, depth - 1, watch));
+    out.push(child);
+    if (out.length > MAX_GIT_DIRS)
+      throw new Error(`more than ${MAX_GIT_DIRS} directories under ${path.basename(dir)}/`);
+    subdirectories(child, watch, out);
   }
   return out;
 }
