@@ -4,6 +4,11 @@ export interface SimpleCommand {
   argv: (string | undefined)[];
   /** The command as text, for approval summaries and condition rules. */
   text: string;
+  /**
+   * A shell given a script file (`sh build.sh`): where the file is in argv. Its commands were never
+   * read, so only an allow rule that names the file (`allow = ["sh build.sh"]`) covers it.
+   */
+  runsFile?: number;
   /** Files it reads through `<` (undefined: known only at run time): checked like its arguments. */
   inputs?: (string | undefined)[];
   /**

@@ -42,8 +42,10 @@ function restrictionMatches(rule: string, argv: readonly (string | undefined)[])
  * words must be known to be safe: `allow = ["sort"]` does not allow `sort -o FILE`, but
  * `allow = ["sort -o"]` does. Programs without a table (npm, make …) are allowed by prefix alone.
  */
-function allowRuleCovers(rule: string, argv: readonly (string | undefined)[]): boolean {
+function allowRuleCovers(rule: string, argv: readonly (string | undefined)[], runsFile?: number): boolean {
   const named = prefixMatches(rule, argv) ? rule.trim().split(/\s+/).length : undefined;
+  // A script file is what runs: the rule must name it (`sh build.sh`), not only the shell.
+  if (runsFile !== undefined) return named !== undefined && named > runsFile;
   const git = gitCommandView(argv);
   if (git) {
     // git's subcommand tables are the read-only forms, not flags a rule must name: an allowed
@@ -173,12 +175,13 @@ export function judgeShell(
       continue;
     }
     const allowed =
-      rules.allow.some((r) => allowRuleCovers(r, cmd.argv)) ||
+      rules.allow.some((r) => allowRuleCovers(r, cmd.argv, cmd.runsFile)) ||
       conditionRules.some(
         (r) =>
           r.rule.action === 'allow' &&
           evaluateConditions(r.rule.conditions, { ...args, command: cmd.text }, paths, patterns) &&
-          conditionCoversFlags(r.rule, cmd.argv),
+          conditionCoversFlags(r.rule, cmd.argv) &&
+          (cmd.runsFile === undefined || wordsOfRule(r.rule).has(cmd.argv[cmd.runsFile] ?? '')),
       ) ||
       (rules.autoAllowReadOnly && isReadOnlyCommand(cmd.argv));
     if (!allowed) uncovered.push(uncoveredText(cmd));

@@ -22,7 +22,7 @@ describe('MCP progress under a client that stops reading (issue #14 items 5 and 
     const root = makeTempDir('toolgate-mcp-bp-');
     writeFileSync(
       path.join(root, 'toolgate.toml'),
-      '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["sh"]\n',
+      '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["sh gen.sh"]\n',
     );
     const total = 128 * MB;
     writeFileSync(path.join(root, 'gen.sh'), `head -c ${total} /dev/zero | tr '\\0' 'x'\n`);

@@ -127,6 +127,14 @@ const WRAPPER_LINES = [
   `env --sp='${P}'`,
   `env -C ${outside} ls`,
   `zsh -c 'ls'`,
+  // A shell given a script file or its input runs commands no policy read (found by the fuzz).
+  `bash ${PLANTED}`,
+  'bash planted.sh',
+  `sh -e ${PLANTED}`,
+  `bash -a ${PLANTED} -c 'ls X'`,
+  `bash <<EOF\n${P}\nEOF`,
+  `printf '${P}' | bash`,
+  `bash -c 'bash planted.sh'`,
   `sh -c 'cat <<:""\n:\n${P}\n:""'`,
   `bash -c "bash -c 'cat <<:\\"\\"\n:\n${P}\n:\\"\\"'"`,
 ];
@@ -204,6 +212,18 @@ describe('issue #29 §3: wrappers are looked through only with known options and
         expect(result.content).toContain(P);
       }
     }
+  });
+
+  it('a script file runs unasked only under a rule that names it (allow = ["sh planted.sh"])', async () => {
+    const named = await run(gate({ allow: ['sh planted.sh'] }, 'host'), 'sh planted.sh');
+    expect(named.ok, named.content).toBe(true);
+    expect(existsSync(MARKER)).toBe(true); // the named script is what the person allowed
+    rmSync(MARKER, { force: true });
+    for (const line of ['sh other.sh', 'bash planted.sh', 'sh -e planted.sh']) {
+      const result = await run(gate({ allow: ['sh planted.sh', 'sh'] }, 'host'), line);
+      expect(result.ok, `${line}: ${result.content}`).toBe(false);
+    }
+    expect(existsSync(MARKER)).toBe(false);
   });
 
   it('benign wrapped commands still run unasked (the suite cannot pass by asking for everything)', async () => {

@@ -30,7 +30,7 @@ function project(): string {
   const root = makeTempDir('toolgate-life-');
   writeFileSync(
     path.join(root, 'toolgate.toml'),
-    '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["sh", "sleep", "echo"]\n',
+    '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["sh spawner.sh", "sleep", "echo"]\n',
   );
   return root;
 }

@@ -83,7 +83,7 @@ describe('run_command execution (FR-TOOL-CMD-01, FR-EXE-03..06)', () => {
     let held = 0;
     let peak = 0;
     let received = '';
-    const [r] = await gate(root, { run_command: { allow: ['sh'] } }).execute(
+    const [r] = await gate(root, { run_command: { allow: ['sh count.sh'] } }).execute(
       [{ id: '1', name: 'run_command', arguments: { command: 'sh count.sh' } }],
       {
         onEvent: (e) => {

@@ -428,6 +428,7 @@ class Analysis {
     let words = argv;
     let offset = 0; // where `words` starts in argv
     let appended = false; // a wrapper (xargs) adds words only known at run time
+    let runsFile: number | undefined; // a shell given a script file: where the file is in `words`
     for (let guard = 0; guard < 16 && words.length > 0; guard++) {
       const first = words[0];
       if (first === undefined) {
@@ -445,7 +446,11 @@ class Analysis {
       const dialect = other ? 'posix' : SCRIPT_SHELLS.get(name);
       if (dialect) {
         const script = shellScript(name, rest, (reason) => this.risk(reason));
-        if (script === null) break; // `bash file.sh`: a command of its own, matched as written
+        if (script !== undefined && 'file' in script) {
+          // `bash file.sh`: a program of its own, covered only by a rule that names the file.
+          runsFile = 1 + script.file;
+          break;
+        }
         if (script === undefined) {
           this.commands.push({ argv: [name, ...rest], text });
           return;
@@ -477,6 +482,7 @@ class Analysis {
       text: words.map((w) => w ?? '…').join(' '),
     };
     if (readFiles.length > 0) command.inputs = readFiles;
+    if (runsFile !== undefined) command.runsFile = runsFile;
     this.commands.push(command);
   }
 }

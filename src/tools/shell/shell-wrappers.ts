@@ -324,8 +324,8 @@ const SAFE_SET_O = new Set([
 const SAFE_SHELL_LONG = new Set(['--noprofile', '--norc', '--posix', '--noediting', '--restricted']);
 
 /**
- * `bash -c 'script' [name [args…]]`: where the script is among the shell's arguments, null when
- * there is no `-c` (`bash file.sh`: a program of its own), undefined when it cannot be told. An
+ * `bash -c 'script' [name [args…]]`: where the script is among the shell's arguments; where the
+ * script file is when there is no `-c` (`bash file.sh`); undefined when it cannot be told. An
  * option that changes what runs (`--rcfile`, `-i`, `-l`, `-k`, `-s`, `-O`) is a risk; the script is
  * still returned, so its commands meet the deny rules.
  */
@@ -333,7 +333,7 @@ export function shellScript(
   name: string,
   args: readonly (string | undefined)[],
   risk: (reason: string) => void,
-): { index: number; script: string } | null | undefined {
+): { index: number; script: string } | { file: number } | undefined {
   let sawC = false;
   let i = 0;
   for (; i < args.length; i++) {
@@ -375,13 +375,13 @@ export function shellScript(
     }
   }
   if (!sawC) {
-    // A script file, or its input: commands the policy never read.
-    risk(
-      i >= args.length
-        ? `${name} without -c runs commands from its input, known only at run time`
-        : `${name} runs the script file ${args[i]}, whose commands the policy cannot read`,
-    );
-    return null;
+    // Its input: commands the policy never read. A script file is a program of its own, which
+    // only an allow rule naming that file covers (SimpleCommand.runsFile).
+    if (i >= args.length) {
+      risk(`${name} without -c runs commands from its input, known only at run time`);
+      return undefined;
+    }
+    return { file: i };
   }
   const script = args[i];
   if (script === undefined) {
