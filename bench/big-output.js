@@ -28,7 +28,7 @@ function workspace(bytes) {
   const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolgate-bench-big-')));
   writeFileSync(
     path.join(root, 'toolgate.toml'),
-    '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["sh"]\n',
+    '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["sh gen.sh"]\n',
   );
   writeFileSync(path.join(root, 'gen.sh'), `head -c ${bytes} /dev/zero | tr '\\0' 'x'\n`);
   return root;
@@ -42,12 +42,16 @@ function reference(bytes) {
 
 function viaExec(root) {
   const t = performance.now();
-  const out = spawnSync(process.execPath, ['--import', PEAK, BIN, 'exec'], {
-    cwd: root,
-    input: JSON.stringify([{ id: '1', name: 'run_command', arguments: { command: 'sh gen.sh' } }]),
-    encoding: 'utf8',
-    maxBuffer: 1 << 24,
-  });
+  const out = spawnSync(
+    process.execPath,
+    ['--import', PEAK, BIN, 'exec', '--config', path.join(root, 'toolgate.toml')],
+    {
+      cwd: root,
+      input: JSON.stringify([{ id: '1', name: 'run_command', arguments: { command: 'sh gen.sh' } }]),
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
+    },
+  );
   const seconds = (performance.now() - t) / 1000;
   const [result] = JSON.parse(out.stdout);
   if (!result?.ok) throw new Error(`exec: ${out.stdout.slice(0, 300)} ${out.stderr}`);
@@ -58,7 +62,7 @@ const highWater = (pid) =>
   Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
 
 /** A stdio client that reads every notification's bytes off the pipe and only counts them. */
-function viaMcp(root, bytes, args = [BIN, 'mcp']) {
+function viaMcp(root, bytes, args = [BIN, 'mcp', '--config', path.join(root, 'toolgate.toml')]) {
   return new Promise((resolve, reject) => {
     const server = spawn(process.execPath, args, { cwd: root, stdio: ['pipe', 'pipe', 'ignore'] });
     const send = (m) => server.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
@@ -100,7 +104,11 @@ function viaMcp(root, bytes, args = [BIN, 'mcp']) {
 
 async function viaSdk(root, bytes) {
   const client = new Client({ name: 'bench', version: '0' });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], cwd: root });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', '--config', path.join(root, 'toolgate.toml')],
+    cwd: root,
+  });
   await client.connect(transport);
   let streamed = 0;
   const cpu0 = process.cpuUsage();

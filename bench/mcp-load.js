@@ -289,7 +289,16 @@ function memorySampler(pids, total) {
 function startToolgate(root) {
   const child = spawn(
     process.execPath,
-    [path.join(REPO, 'bin', 'toolgate.js'), 'mcp', '--root', root, '--http', '0'],
+    [
+      path.join(REPO, 'bin', 'toolgate.js'),
+      'mcp',
+      '--config',
+      path.join(root, 'toolgate.toml'),
+      '--root',
+      root,
+      '--http',
+      '0',
+    ],
     {
       cwd: root,
       stdio: ['ignore', 'ignore', 'pipe'],

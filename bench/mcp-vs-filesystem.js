@@ -51,7 +51,15 @@ export async function mcpVsFilesystem() {
   for (let round = 0; round < ROUNDS; round++) {
     ours = await connect(
       process.execPath,
-      ['bin/toolgate.js', 'mcp', '--no-journal', '--root', root],
+      [
+        'bin/toolgate.js',
+        'mcp',
+        '--no-journal',
+        '--config',
+        path.join(root, 'toolgate.toml'),
+        '--root',
+        root,
+      ],
       process.cwd(),
     );
     // The default set-up journals every call (README): measured too, on its own journal file.
@@ -60,6 +68,8 @@ export async function mcpVsFilesystem() {
       [
         'bin/toolgate.js',
         'mcp',
+        '--config',
+        path.join(root, 'toolgate.toml'),
         '--journal',
         path.join(root, '..', `${path.basename(root)}-journal-${round}.db`),
         '--root',
