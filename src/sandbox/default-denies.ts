@@ -52,4 +52,10 @@ export const DEFAULT_DENIED_PATTERNS: readonly string[] = [
 ];
 
 /** Always denied, whatever `include_default_denies` says. */
-export const TOOLGATE_OWN_PATTERNS: readonly string[] = ['**/toolgate.toml', '**/.toolgate/**'];
+export const TOOLGATE_OWN_PATTERNS: readonly string[] = [
+  '**/toolgate.toml',
+  '**/.toolgate/**',
+  // The person's list of trusted project configs (toolgate trust), should a root hold the config home.
+  '**/toolgate/trusted.json',
+  '**/toolgate/.trusted.json.*',
+];

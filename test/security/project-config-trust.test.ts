@@ -215,6 +215,24 @@ forbidden_paths = ["notes.txt"]
     expect(existsSync(inRepo)).toBe(false);
   });
 
+  it('no tool writes a trust store inside a root (a root that holds the config home: --root ~)', async () => {
+    const { createToolgate } = await import('../../src/toolgate.js');
+    const gate = createToolgate({
+      config: defaultConfig(),
+      roots: [repo],
+      approver: async () => ({ kind: 'approve_all' }),
+    });
+    const entry = JSON.stringify({ version: 1, trusted: [] });
+    for (const file of ['.config/toolgate/trusted.json', '.config/toolgate/.trusted.json.tmp1']) {
+      const [r] = await gate.execute([
+        { id: file, name: 'write_file', arguments: { path: file, content: entry } },
+      ]);
+      expect(r?.ok, `${file}: ${r?.content}`).toBe(false);
+      expect(existsSync(path.join(repo, file))).toBe(false);
+    }
+    await gate.close();
+  });
+
   it('a symlinked toolgate.toml pointing at a file trusted for another project is not trusted here', () => {
     const trustedProject = makeTempDir('toolgate-trusted-project-');
     try {

@@ -147,14 +147,15 @@ describe('commands that go through a directory tree (review finding, HIGH)', () 
       cwd: repo,
       encoding: 'utf8',
     }).trim();
-    const rows: [string, 'allow' | 'ask'][] = [
+    const rows: [string, 'allow' | 'ask' | 'deny'][] = [
       ['git log -p', 'ask'],
       ['git log --patch --oneline', 'ask'],
       ['git log -U3', 'ask'],
       ['git log --stat', 'ask'],
       ['git show HEAD~1', 'ask'],
       ['git show HEAD:vault/deep/v.txt', 'ask'],
-      ['git show HEAD:sub/server.pem', 'ask'],
+      // issue #29: a history read of a denied path is a read of that path: refused, even if approved.
+      ['git show HEAD:sub/server.pem', 'deny'],
       ['git show', 'ask'],
       ['git diff HEAD~1 HEAD', 'ask'],
       ['git diff', 'ask'],
