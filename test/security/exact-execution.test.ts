@@ -452,3 +452,36 @@ describe('issue #29 §5: every git a command starts runs without the programs a 
     });
   }
 });
+
+describe('issue #29 §5: the session shell keeps no git steering of its own between commands', () => {
+  it('a GIT_DIR an earlier approved command exported in the session does not steer the next git', async () => {
+    const repo = makeTempDir('toolgate-exact-git-session-');
+    spawnSync('git', ['init', '-q'], { cwd: repo });
+    writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+    const g = createToolgate({
+      config: validateConfig({
+        tools: {
+          approval: { denylist: [] },
+          run_command: { auto_allow_read_only: true },
+          shell: { backend: 'session' },
+        },
+      }),
+      roots: [repo],
+      approver: approveAll, // approves the export, which asks; git status runs unasked
+    });
+    gates.push(g);
+    const [exported] = await g.execute([
+      {
+        id: 'e',
+        name: 'run_command',
+        arguments: { command: `export GIT_DIR=${outside}/elsewhere GIT_WORK_TREE=/` },
+      },
+    ]);
+    expect(exported?.ok, exported?.content).toBe(true);
+    const [status] = await g.execute([
+      { id: 's', name: 'run_command', arguments: { command: 'git status --short' } },
+    ]);
+    expect(status?.ok, status?.content).toBe(true);
+    expect(status?.content).toContain('a.txt');
+  });
+});

@@ -167,7 +167,14 @@ export function createRunCommandTool(settings: RunCommandSettings) {
           (dir, absolute) => {
             shellAt = dir && absolute ? { dir, absolute } : undefined;
           },
-          git,
+          {
+            ...git,
+            // What the shell itself may have been given since it started goes too (an exported GIT_DIR).
+            only: {
+              prefix: 'GIT_',
+              keep: Object.keys(base).filter((n) => n.startsWith('GIT_') && !git.unset.includes(n)),
+            },
+          },
         );
       let env = withGitSafety(base, git);
       // The trace goes on into the command (W3C trace context in the environment).

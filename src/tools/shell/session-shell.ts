@@ -14,7 +14,17 @@ export interface SessionCommand {
   cwd: string;
   traceparent?: string | undefined;
   /** Variables set (and unset) for this command, computed when it starts (git's neutralisation). */
-  env?: { set: Readonly<Record<string, string>>; unset: readonly string[] } | undefined;
+  env?:
+    | {
+        set: Readonly<Record<string, string>>;
+        unset: readonly string[];
+        /**
+         * Every shell variable starting with `prefix` is unset first except `keep` (a `GIT_DIR` an
+         * earlier approved command exported in this shell must not steer this command's git).
+         */
+        only?: { prefix: string; keep: readonly string[] };
+      }
+    | undefined;
   timeoutMs: number;
   signal: AbortSignal;
   onOut(chunk: Uint8Array): void;
@@ -92,6 +102,11 @@ function commandLine(
     ? `\\builtin export TRACEPARENT=${ansiCQuote(traceparent)}; `
     : '\\builtin unset TRACEPARENT; ';
   // Names are checked: only a plain name is ever spliced into the line (values are quoted literals).
+  const only = env?.only;
+  if (only && /^[A-Za-z_][A-Za-z0-9_]*$/.test(only.prefix)) {
+    const keep = only.keep.filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
+    trace += `for __tg_v in "\${!${only.prefix}@}"; do case $__tg_v in ${keep.length > 0 ? `${keep.join('|')}) ;; ` : ''}*) \\builtin unset "$__tg_v";; esac; done; \\builtin unset __tg_v; `;
+  }
   for (const name of env?.unset ?? [])
     if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) trace += `\\builtin unset ${name}; `;
   for (const [name, value] of Object.entries(env?.set ?? {}))
