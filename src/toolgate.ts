@@ -55,6 +55,11 @@ export interface ToolgateOptions {
   config?: ToolgateConfig;
   /** The config file the config came from: named in decisions and denied to the tools. */
   configFile?: string;
+  /**
+   * Said after the config file wherever a denial tells how to allow a call: for a project config
+   * that is not trusted yet, the `toolgate trust` that makes a new line there apply.
+   */
+  configNote?: string;
   /** Allowed roots; default the config's `allowed_roots`, resolved against `baseDir`. */
   roots?: readonly string[];
   /** Base for relative roots (default: process.cwd()). */
@@ -211,7 +216,7 @@ export class Toolgate {
     });
     this.policy = new PolicyEngine(this.config.tools, options.configFile);
     this.configWhere = options.configFile
-      ? path.resolve(baseDir, options.configFile)
+      ? `${path.resolve(baseDir, options.configFile)}${options.configNote ? ` ${options.configNote}` : ''}`
       : `toolgate.toml (none is in use: create ${path.join(this.sandbox.roots[0] ?? baseDir, 'toolgate.toml')})`;
     const builtins =
       options.builtins === false

@@ -8,6 +8,7 @@ import { journalPath, openJournalOrStop } from './open-journal.js';
 import { openLogger } from './open-logger.js';
 import { resolveSetup, type Setup } from './resolve-setup.js';
 import { openTerminal, terminalApprover } from './tty-approver.js';
+import { trustCommand } from './untrusted-notice.js';
 import { UsageError } from './usage-error.js';
 import { CLI_VERSION } from './version.js';
 
@@ -109,6 +110,11 @@ export async function openGate(options: GateOptions): Promise<OpenGate> {
     baseDir: setup.baseDir,
     approver,
     ...(setup.configFile ? { configFile: setup.configFile } : {}),
+    ...(setup.configFile && (setup.trust.state === 'untrusted' || setup.trust.state === 'changed')
+      ? {
+          configNote: `(then run \`${trustCommand(setup.configFile, setup.baseDir)}\`: until it is trusted, only its settings that make the policy stricter apply)`,
+        }
+      : {}),
     ...(journal ? { journal } : {}),
     ...(options.session ? { session: options.session } : {}),
     ...(options.user ? { user: options.user } : {}),

@@ -116,6 +116,22 @@ describe('issue #29 §6: a project config toolgate finds by itself only tightens
     expect(existsSync(path.join(repo, 'planted.txt'))).toBe(false);
   });
 
+  it('a denial that says which line to add also says the file must be trusted before that line applies', () => {
+    writeFileSync(path.join(repo, 'toolgate.toml'), '[tools.approval]\ndenylist = []\n');
+    const run = exec(
+      JSON.stringify([{ id: '1', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } }]),
+    );
+    expect(run.results[0]?.ok).toBe(false);
+    expect(run.results[0]?.content).toMatch(
+      /toolgate\.toml \(then run `toolgate trust`: until it is trusted/,
+    );
+    trust();
+    const trusted = exec(
+      JSON.stringify([{ id: '2', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } }]),
+    );
+    expect(trusted.results[0]?.content).not.toMatch(/toolgate trust/);
+  });
+
   it('its settings that tighten the policy apply untrusted: deny lists, denied patterns, forbidden paths, lower limits', () => {
     writeFileSync(path.join(repo, 'notes.txt'), 'notes\n');
     writeFileSync(path.join(repo, 'private.key.txt'), 'secret\n');
