@@ -307,7 +307,8 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
 
   it('progress notifications stream run_command output; cancellation stops the call and its processes', async () => {
     const root = makeTempDir('toolgate-mcp-');
-    const toml = '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["echo", "sleep", "sh gen.sh", "sh mix.sh"]\n';
+    const toml =
+      '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["echo", "sleep", "sh gen.sh", "sh mix.sh"]\n';
     const { client, wire } = await connect({ root, toml });
     const streamed = await client.callTool(
       { name: 'run_command', arguments: { command: 'echo one; sleep 0.2; echo two' } },
