@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell text, where ${…} is shell syntax
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -483,5 +483,137 @@ describe('issue #29 §5: the session shell keeps no git steering of its own betw
     ]);
     expect(status?.ok, status?.content).toBe(true);
     expect(status?.content).toContain('a.txt');
+  });
+});
+
+/**
+ * The hostile review of the rebuilt form (issue #29): what the judged command does must be what
+ * was judged — wrappers after xargs, printf %n, $((…)) as a path, `..` in a program path, exec -a,
+ * and a session shell's leftovers in a process group of their own.
+ */
+describe('issue #29: the hostile review of exact execution', () => {
+  const repo = makeTempDir('toolgate-exact-review-');
+  const secret = 'REVIEW-SECRET-CONTENT';
+  beforeAll(() => {
+    for (const dir of ['evil', '0', '2']) {
+      spawnSync('mkdir', ['-p', path.join(repo, dir)]);
+      for (const name of ['ls', 'cat', 'echo']) {
+        // An absolute touch: PATH is what these lines try to change.
+        writeFileSync(path.join(repo, dir, name), `#!/bin/sh\n/usr/bin/${P}\n`);
+        chmodSync(path.join(repo, dir, name), 0o755);
+      }
+    }
+    writeFileSync(path.join(repo, 'id_ed25519'), `${secret}\n`);
+    writeFileSync(path.join(outside, 'secret.txt'), `${secret}\n`);
+    spawnSync('ln', ['-s', path.join(outside, 'secret.txt'), path.join(repo, '9')]);
+    spawnSync('ln', ['-s', '/etc/passwd', path.join(repo, '7')]);
+  });
+  const reviewGate = (runCommand: Record<string, unknown>, backend: 'host' | 'session') => {
+    const g = createToolgate({
+      config: validateConfig({
+        tools: {
+          approval: { denylist: [] },
+          run_command: runCommand,
+          ...(backend === 'session' ? { shell: { backend: 'session' } } : {}),
+        },
+      }),
+      roots: [repo],
+      approver: denyAll,
+    });
+    gates.push(g);
+    return g;
+  };
+  const LINES = [
+    ...[
+      'env',
+      'env -i',
+      'env --',
+      'nice',
+      'nice -n 5',
+      'nohup',
+      'timeout 5',
+      'stdbuf -oL',
+      'ionice',
+      'time -p',
+      'xargs',
+      'xargs -0',
+    ].map((w) => `echo /usr/bin/touch ${MARKER} | xargs ${w}`),
+    `xargs xargs <<< '${P}'`,
+    `xargs env <<< '${P}'`,
+    "printf 'ab%n' PATH; ls",
+    "printf '%n' PATH && cat a.txt",
+    "printf '%5n' PATH; ls",
+    'printf %n HOME; git status --short',
+    'cat id_ed$((25519))',
+    'cat $((7))',
+    'head -n 3 $((9))',
+    'xargs -a $((9)) echo',
+    `/usr/bin/../..${repo}/evil/ls`,
+    `/usr/local/bin/../../..${repo}/evil/cat a.txt`,
+    `/usr/bin//../..${repo}/evil/echo hi`,
+    'exec -a -bash bash -c ls',
+    'exec -l bash -c ls',
+    'exec -a ls bash -c ls',
+    'bash -a -c ls',
+  ];
+  for (const backend of ['host', 'session'] as const) {
+    it(`${backend}: none of ${LINES.length} lines runs anything unjudged or shows a secret`, async () => {
+      for (const config of [{ auto_allow_read_only: true }, { allow: ['echo', 'printf', 'git status'] }]) {
+        const g = reviewGate(config, backend);
+        for (const line of LINES) {
+          const result = await run(g, line);
+          expect(
+            existsSync(MARKER),
+            `${backend} ${JSON.stringify(config)}: ${line} → ${result.content}`,
+          ).toBe(false);
+          expect(result.content, line).not.toContain(secret);
+          expect(result.content, line).not.toMatch(/root:x:0:0/);
+        }
+      }
+    });
+  }
+
+  it('exec -a -NAME and exec -l (a login shell reads profiles) ask: a profile in HOME is never read unasked', async () => {
+    const home = makeTempDir('toolgate-exact-home-');
+    writeFileSync(path.join(home, '.bash_profile'), `/usr/bin/${P}\n`);
+    const before = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const g = reviewGate({ auto_allow_read_only: true, allow: ['bash'] }, 'host');
+      for (const line of ['exec -a -bash bash -c ls', 'exec -l bash -c ls', 'exec -la x bash -c ls']) {
+        const result = await run(g, line);
+        expect(existsSync(MARKER), `${line} → ${result.content}`).toBe(false);
+      }
+      // The profile does fire when a person approves a login shell: the test can fail.
+      const approved = createToolgate({
+        config: validateConfig({ tools: { approval: { denylist: [] } } }),
+        roots: [repo],
+        approver: approveAll,
+      });
+      gates.push(approved);
+      await run(approved, 'exec -a -bash bash -c true');
+      expect(existsSync(MARKER)).toBe(true);
+      rmSync(MARKER, { force: true });
+    } finally {
+      process.env.HOME = before;
+    }
+  });
+
+  it('session: a process a command left in a group of its own is gone before the next call', async () => {
+    const g = reviewGate({ auto_allow_read_only: true, allow: ['timeout', 'bash', ':'] }, 'session');
+    const tag = `toolgate-review-${process.pid}-${Date.now()}`;
+    const first = await run(g, `timeout 60 bash -c 'while true; do true; done; : ${tag}' >/dev/null 2>&1 &`);
+    expect(first.ok, first.content).toBe(true);
+    await run(g, 'true');
+    const left = readdirSync('/proc')
+      .filter((n) => /^\d+$/.test(n))
+      .filter((n) => {
+        try {
+          return readFileSync(`/proc/${n}/cmdline`, 'utf8').includes(tag) && alive(Number(n));
+        } catch {
+          return false;
+        }
+      });
+    expect(left, 'a leftover outlived its call').toEqual([]);
   });
 });

@@ -40,7 +40,9 @@ const ODD_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
 /** Program name for matching: `/usr/bin/git` is `git`; any other path stays a path. */
 function programName(word: string): string {
-  return STANDARD_DIRS.test(word) ? word.replace(/^.*\//, '') : word;
+  // Only a plain path: `/usr/bin/../../repo/ls` is the repository's ls, not /usr/bin's.
+  const plain = !/(?:^|\/)\.\.?(?:\/|$)|\/\//.test(word);
+  return plain && STANDARD_DIRS.test(word) ? word.replace(/^.*\//, '') : word;
 }
 
 /** A word's own text after removing escapes, for the checks on what bash would expand in it. */
@@ -178,7 +180,9 @@ class Analysis {
         for (const child of node.namedChildren) {
           if (!child) continue;
           if (child.type === 'string_content') {
-            if (out !== undefined) out += child.text.replace(/\\([$`"\\\n])/g, '$1');
+            // `\<newline>` inside double quotes is removed, pair and all, as bash does.
+            if (out !== undefined)
+              out += child.text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === '\n' ? '' : c));
             if (/`/.test(child.text)) this.risk('a backquote substitution in a string');
           } else {
             this.value(child, depth + 1);
@@ -204,8 +208,9 @@ class Analysis {
         this.expansion(node);
         return undefined;
       case 'arithmetic_expansion':
-        // A number: its text stands for it (never a path, never a program name that matches).
-        return this.arithmetic(node, depth) ? node.text : undefined;
+        // Inert on literals, but its value is not its text (`cat $((9))` opens `9`): a run-time value.
+        this.arithmetic(node, depth);
+        return undefined;
       case 'brace_expression':
         return undefined;
       case 'command_substitution':
@@ -469,10 +474,24 @@ class Analysis {
       if (name === 'exec' && inner.at >= rest.length)
         this.risk("exec without a command changes the shell's own descriptors for what follows");
       if (inner.reads) readFiles.push(...inner.reads);
+      const next = rest.slice(inner.at);
+      if (next.length === 0) {
+        // Nothing after the wrapper: an xargs before it gives it the command from its input
+        // (`xargs env`, `xargs xargs`); xargs alone runs echo; any other runs as itself (`env`).
+        if (appended) {
+          this.risk(`${name} after xargs runs a command taken from the input at run time`);
+          this.commands.push({ argv: [name, undefined], text });
+          return;
+        }
+        if (!inner.appends) break;
+        appended = true;
+        words = ['echo'];
+        offset += 1 + inner.at;
+        continue;
+      }
       if (inner.appends) appended = true;
       offset += 1 + inner.at;
-      words = rest.slice(inner.at);
-      if (words.length === 0 && inner.appends) words = ['echo']; // xargs alone runs echo
+      words = next;
     }
     if (words.length === 0) return;
     if (appended) words = [...words, undefined];

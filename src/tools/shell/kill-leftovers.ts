@@ -67,8 +67,9 @@ function scan(shell: ShellIdentity, skip: ReadonlySet<number>): number[] {
     if (pid === process.pid || shell.keep.has(pid) || skip.has(pid)) continue;
     const fields = statFields(name);
     if (!fields) continue;
-    // In the shell's group; or, having left it (setsid), still holding the shell's own pipes.
-    if (Number(fields[2]) === shell.pgid) found.push(pid);
+    // In the shell's group or its session (a program that moved to a group of its own, as
+    // `timeout` does); or, having left both (setsid), still holding the shell's own pipes.
+    if (Number(fields[2]) === shell.pgid || Number(fields[3]) === shell.pgid) found.push(pid);
     else if (shell.links.size > 0 && Number(fields[19]) >= shell.since && holds(name, shell.links))
       found.push(pid);
   }
@@ -76,7 +77,8 @@ function scan(shell: ShellIdentity, skip: ReadonlySet<number>): number[] {
 }
 
 /**
- * Kills what a command left behind in a session shell: every process of the shell's group, and
+ * Kills what a command left behind in a session shell: every process of the shell's group and
+ * session (the guard leads both: it was started with setsid), and
  * every process (however it detached) holding the shell's stdin, stdout or stderr, which could
  * read the next command sent to the shell or write into its output. Race-free: each round stops
  * (SIGSTOP) what it finds, so nothing forks while the next round looks again; when a round finds

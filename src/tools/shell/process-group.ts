@@ -76,17 +76,31 @@ export function killSession(pid: number | undefined): void {
   }
   const sid = String(pid);
   // Pids are handed out in increasing order: what the command started has a larger pid than its
-  // leader, unless the counter wrapped around since (then every process is looked at).
-  const wrapped = lastPid() < pid;
-  for (const name of names) {
-    const c = name.charCodeAt(0);
-    if (c < 48 || c > 57) continue;
-    if (!wrapped && Number(name) <= pid) continue;
-    if (statFields(name)?.[3] !== sid) continue;
+  // leader, unless the counter wrapped around since (then every process is looked at). A process
+  // killed cannot fork again; one it forked before it died shows in the next look: look again
+  // until a look finds nothing.
+  for (let round = 0; round < 50; round++) {
+    const wrapped = lastPid() < pid;
+    let killed = 0;
+    for (const name of names) {
+      const c = name.charCodeAt(0);
+      if (c < 48 || c > 57) continue;
+      if (!wrapped && Number(name) <= pid) continue;
+      const fields = statFields(name);
+      // A zombie is dead already (its parent has yet to reap it): signalling it again finds nothing.
+      if (fields?.[3] !== sid || fields[0] === 'Z' || fields[0] === 'X') continue;
+      try {
+        process.kill(Number(name), 'SIGKILL');
+        killed++;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    if (killed === 0) return;
     try {
-      process.kill(Number(name), 'SIGKILL');
+      names = readdirSync('/proc');
     } catch {
-      // gone meanwhile
+      return;
     }
   }
 }

@@ -179,6 +179,8 @@ export class Rebuilder {
       if (!child.isNamed) throw new CannotRebuild(`the token ${JSON.stringify(child.type)} in a command`);
       if (child.type === 'variable_assignment') out.push(this.#assignment(child));
       else if (isRedirect(child.type)) out.push(this.#redirect(child));
+      // bash's `time` keyword (it times the pipeline): quoted it would be /usr/bin/time instead.
+      else if (child.type === 'command_name' && child.text === 'time') out.push('time');
       else if (child.type === 'command_name') out.push(this.#word(child.namedChildren[0] ?? child));
       else out.push(this.#word(child));
     }
@@ -514,7 +516,8 @@ export class Rebuilder {
         const inner = node.text.slice(3, -2);
         if (!node.text.startsWith('$((') || !literalArithmetic(inner))
           throw new CannotRebuild(`the arithmetic ${node.text}`);
-        return [{ text: `$((${inner}))` }];
+        // Quoted: its value is one word whatever IFS holds.
+        return [{ text: `"$((${inner}))"` }];
       }
       default:
         throw new CannotRebuild(`a ${node.type}`);

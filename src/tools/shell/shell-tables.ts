@@ -133,9 +133,15 @@ export function riskyBuiltin(argv: readonly (string | undefined)[]): string | un
   if (name === undefined) return undefined;
   if (name === 'test' || name === '[') return testRisk(name, argv.slice(1));
   if (name === 'printf') {
-    return argv.some((a) => a === undefined || /^-[^-]*v/.test(a))
-      ? RISKY_BUILTINS.get('printf -v')
-      : undefined;
+    if (argv.some((a) => a === undefined || /^-[^-]*v/.test(a))) return RISKY_BUILTINS.get('printf -v');
+    // `%n` stores how many characters were printed in the variable its argument names (PATH, HOME).
+    if (
+      argv
+        .slice(1)
+        .some((a) => a !== undefined && /%[-+ #0'I]*(?:\d+|\*)?(?:\.(?:\d+|\*)?)?[hlLqjzt]*n/.test(a))
+    )
+      return 'printf %n assigns to a name given on the command line';
+    return undefined;
   }
   return RISKY_BUILTINS.get(name);
 }

@@ -52,7 +52,16 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   time: { short: { p: flag }, long: {} },
   command: { short: { p: flag }, long: {} },
   builtin: { short: {}, long: {} },
-  exec: { short: { a: valued, c: flag, l: flag }, long: {} },
+  exec: {
+    short: {
+      // The name a program sees itself run as: `-bash` is a login shell that reads profiles; a
+      // multi-call binary (busybox) picks another program by it.
+      a: risky('exec -a sets the name the program sees itself run as (a login shell, another applet)', true),
+      c: flag,
+      l: risky('exec -l runs the program as a login shell, which reads profile files'),
+    },
+    long: {},
+  },
   stdbuf: {
     short: { i: valued, o: valued, e: valued },
     long: { input: valued, output: valued, error: valued },
@@ -283,7 +292,10 @@ export const SCRIPT_SHELLS: ReadonlyMap<string, 'bash' | 'posix'> = new Map([
 /** Shells whose grammar is not bash's: their scripts are not read by the analyzer, so they ask. */
 export const OTHER_SHELLS = new Set(['zsh', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'busybox']);
 
-/** bash/sh options that change nothing about which code runs (`set -o` names included). */
+/**
+ * bash/sh options that change nothing about which code runs (`set -o` names included). Not `a`
+ * (allexport: every later assignment would reach programs' environments).
+ */
 const SAFE_SHELL_LETTERS = new Set([
   'c',
   'e',
@@ -296,7 +308,6 @@ const SAFE_SHELL_LETTERS = new Set([
   'h',
   'B',
   'C',
-  'a',
   'b',
   'm',
   'n',
@@ -315,7 +326,6 @@ const SAFE_SET_O = new Set([
   'functrace',
   'hashall',
   'braceexpand',
-  'allexport',
   'notify',
   'noexec',
   'privileged',
