@@ -164,7 +164,7 @@ const wrapperFlag = fc.constantFrom(
 );
 const wrapped = fc
   .tuple(
-    fc.constantFrom('', `printf '; ${P}' | `, `printf 'x\\n' | `),
+    fc.constantFrom('', `printf '; ${P}' | `, `printf 'x\\n' | `, `echo /usr/bin/${P} | `),
     fc.array(
       fc.tuple(
         fc.constantFrom('bash', 'sh', 'env', 'xargs', 'timeout', 'nice', 'nohup'),
@@ -182,12 +182,39 @@ const wrapped = fc
       'ls',
       `-c 'cat <<:""\n:\n${P}\n:""'`,
       "-c 'ls BASH_ENV=x'",
+      '',
     ),
   )
   .map(
     ([prefix, layers, inner]) =>
       `${prefix}${layers.map(([w, flags]) => [w, ...flags].join(' ')).join(' ')} ${inner}`,
   );
+
+/** xargs handing its input to a wrapper (or another xargs) whose own command is left empty. */
+const xargsChains = fc
+  .tuple(
+    fc.constantFrom(`echo /usr/bin/${P} | `, `printf '%s\\n' /usr/bin/touch ${MARKER} | `, ''),
+    fc.array(
+      fc.constantFrom(
+        'xargs',
+        'xargs -0',
+        'env',
+        'env -i',
+        'nice',
+        'nohup',
+        'timeout 5',
+        'stdbuf -oL',
+        'time -p',
+        'ionice',
+      ),
+      {
+        minLength: 1,
+        maxLength: 3,
+      },
+    ),
+    fc.constantFrom('', ` <<< '${P}'`),
+  )
+  .map(([prefix, chain, after]) => `${prefix}xargs ${chain.join(' ')}${after}`);
 
 /** Test commands, where the parser's operators are bash's redirections and lists in `[ … ]`. */
 const tests = fc
@@ -218,6 +245,7 @@ describe('issue #29: differential fuzz — a line that runs unasked never runs w
       ['here-documents', heredoc],
       ['braces and subscripts', braces],
       ['wrappers', wrapped],
+      ['xargs chains', xargsChains],
       ['tests', tests],
     ] as const) {
       await fc.assert(
