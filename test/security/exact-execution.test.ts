@@ -483,6 +483,26 @@ describe('issue #29 §5: the session shell keeps no git steering of its own betw
     ]);
     expect(status?.ok, status?.content).toBe(true);
     expect(status?.content).toContain('a.txt');
+    // An approved command that tries to switch the neutralisation off for the commands after it:
+    // the shell's env function is read-only, and the next command sets everything again.
+    const evil = path.join(repo, 'evil.sh');
+    writeFileSync(evil, `#!/bin/sh\n/usr/bin/${P}\n`);
+    chmodSync(evil, 0o755);
+    const [tamper] = await g.execute([
+      {
+        id: 't',
+        name: 'run_command',
+        arguments: {
+          command: `git config core.fsmonitor ${evil}; for f in $(declare -F | grep -o '__tg_env_[0-9a-f]*'); do eval "$f() { :; }"; unset -f "$f"; done; export GIT_CONFIG_COUNT=0 GIT_CONFIG_KEY_0= GIT_CONFIG_VALUE_0=`,
+        },
+      },
+    ]);
+    expect(tamper?.content).toMatch(/readonly function/);
+    const [after] = await g.execute([
+      { id: 'a', name: 'run_command', arguments: { command: 'git status --short' } },
+    ]);
+    expect(after?.ok, after?.content).toBe(true);
+    expect(existsSync(MARKER), 'the tampered shell ran the repository fsmonitor').toBe(false);
   });
 });
 

@@ -11,7 +11,7 @@ export interface GitSafety {
   set: Record<string, string>;
   unset: string[];
   /**
-   * Why git could NOT be neutralised here (a git older than 2.31 ignores GIT_CONFIG_COUNT; the
+   * Why git could NOT be neutralised here (a git older than 2.31 cannot read the settings; the
    * config could not be listed): a command that starts git must then not run without a person's
    * approval. Undefined when the environment does what it says, or when there is no git at all.
    */
@@ -160,11 +160,10 @@ export function gitSafetyEnv(cwd: string, env: NodeJS.ProcessEnv, also: readonly
   const settings = [...merged];
   if (settings.some(([key, value]) => key === 'protocol.file.allow' && value === 'never'))
     set.GIT_ALLOW_PROTOCOL = ALLOWED_PROTOCOLS.filter((p) => p !== 'file').join(':');
-  settings.forEach(([key, value], i) => {
-    set[`GIT_CONFIG_KEY_${i}`] = key;
-    set[`GIT_CONFIG_VALUE_${i}`] = value;
-  });
-  set.GIT_CONFIG_COUNT = String(settings.length);
+  // One variable, as `git -c` itself hands its settings to the gits it starts ('key'='value' …,
+  // git 2.31's form, which keeps a key holding `=` whole): command scope, and far fewer variables
+  // for every spawn to copy than GIT_CONFIG_COUNT's two per setting (~0.7 ms a command here).
+  set.GIT_CONFIG_PARAMETERS = settings.map(([key, value]) => `${sq(key)}=${sq(value)}`).join(' ');
   const result: GitSafety = { set, unset, gitVersion: version.number };
   if (version.problem) result.problem = version.problem;
   return result;
@@ -179,7 +178,12 @@ export function withGitSafety(env: NodeJS.ProcessEnv, safety: GitSafety): NodeJS
 
 const versions = new Map<string, { number?: string; missing?: true; problem?: string }>();
 
-/** Which git runs here (once per PATH): GIT_CONFIG_COUNT needs 2.31. */
+/** Text single-quoted as git's own sq_quote does it (git dequotes GIT_CONFIG_PARAMETERS so). */
+function sq(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Which git runs here (once per PATH): GIT_CONFIG_PARAMETERS's 'key'='value' form needs 2.31. */
 function gitVersion(pathVariable: string | undefined): { number?: string; missing?: true; problem?: string } {
   const key = pathVariable ?? '';
   const known = versions.get(key);
@@ -201,7 +205,7 @@ function gitVersion(pathVariable: string | undefined): { number?: string; missin
         ? { number: m[0] }
         : {
             number: m[0],
-            problem: `git ${m[0]} is older than 2.31 and ignores GIT_CONFIG_COUNT, so the repository's programs cannot be switched off; install git 2.31 or later`,
+            problem: `git ${m[0]} is older than 2.31 and misreads GIT_CONFIG_PARAMETERS's 'key'='value' form, so the repository's programs cannot be switched off; install git 2.31 or later`,
           };
   }
   versions.set(key, answer);

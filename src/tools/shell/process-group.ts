@@ -68,24 +68,14 @@ export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): vo
 export function killSession(pid: number | undefined): void {
   if (pid === undefined) return;
   signalGroup(pid, 'SIGKILL');
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return;
-  }
   const sid = String(pid);
   // Pids are handed out in increasing order: what the command started has a larger pid than its
   // leader, unless the counter wrapped around since (then every process is looked at). A process
   // killed cannot fork again; one it forked before it died shows in the next look: look again
   // until a look finds nothing.
   for (let round = 0; round < 50; round++) {
-    const wrapped = lastPid() < pid;
     let killed = 0;
-    for (const name of names) {
-      const c = name.charCodeAt(0);
-      if (c < 48 || c > 57) continue;
-      if (!wrapped && Number(name) <= pid) continue;
+    for (const name of candidates(pid)) {
       const fields = statFields(name);
       // A zombie is dead already (its parent has yet to reap it): signalling it again finds nothing.
       if (fields?.[3] !== sid || fields[0] === 'Z' || fields[0] === 'X') continue;
@@ -97,12 +87,31 @@ export function killSession(pid: number | undefined): void {
       }
     }
     if (killed === 0) return;
-    try {
-      names = readdirSync('/proc');
-    } catch {
-      return;
-    }
   }
+}
+
+/**
+ * The pids that may belong to a session led by `pid`: those handed out after it. When few were
+ * (the usual case: a command and its children), each is looked up directly, without listing /proc.
+ */
+function candidates(pid: number): string[] {
+  const last = lastPid();
+  if (last >= pid && last - pid <= 256) {
+    const out: string[] = [];
+    for (let n = pid + 1; n <= last; n++) out.push(String(n)); // statFields skips the absent
+    return out;
+  }
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const wrapped = last < pid;
+  return names.filter((name) => {
+    const c = name.charCodeAt(0);
+    return c >= 48 && c <= 57 && (wrapped || Number(name) > pid);
+  });
 }
 
 /** The last pid the kernel handed out in this pid namespace (0 when it cannot be read: look at all). */

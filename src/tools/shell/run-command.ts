@@ -113,6 +113,7 @@ export function createRunCommandTool(settings: RunCommandSettings) {
     if (real !== shellAt.absolute) shellAt = undefined;
     return shellAt?.dir;
   };
+  let sessionBase: NodeJS.ProcessEnv | undefined;
   const dispose = async () => {
     await shell?.close();
     await osSandbox?.shutdown();
@@ -149,7 +150,11 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       const timeoutMs = Math.min(a.timeout_ms ?? settings.maxTimeoutMs, settings.maxTimeoutMs);
       // Every git the command starts runs without the programs any config names, computed now
       // (an earlier call of the batch may have written that config): docs/SHELL-POLICY.md.
-      const base = scrubEnv(process.env, settings.envDenylist);
+      // The session shell's environment was made when it started: so is its base, once.
+      const base =
+        shell && !a.background
+          ? (sessionBase ??= scrubEnv(process.env, settings.envDenylist))
+          : scrubEnv(process.env, settings.envDenylist);
       const git = gitSafetyEnv(cwd.absolute, base);
       if (git.problem && ctx.clearance?.by !== 'person' && /git/.test(script))
         throw new ToolError(
@@ -319,6 +324,7 @@ async function runInSession(
       cwd,
       traceparent: ctx.traceparent,
       env,
+      mayChangeShell: ctx.clearance?.by !== 'policy',
       timeoutMs,
       signal: ctx.signal,
       onOut: output.out,

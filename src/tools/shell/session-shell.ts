@@ -13,6 +13,11 @@ export interface SessionCommand {
   /** Absolute and canonical: the directory the call was checked against; the command runs there. */
   cwd: string;
   traceparent?: string | undefined;
+  /**
+   * A person approved the command, so it may change the shell's variables: the environment is set
+   * again before the next one. Undefined counts as true.
+   */
+  mayChangeShell?: boolean;
   /** Variables set (and unset) for this command, computed when it starts (git's neutralisation). */
   env?:
     | {
@@ -54,6 +59,10 @@ interface LiveShell {
   identity: ShellIdentity | undefined;
   forget: () => void;
   exited: Promise<Exit>;
+  /** The environment functions defined in this shell (envPreamble), by the environment's JSON. */
+  envFunctions: Map<string, string>;
+  /** The environment set last and not changed since, by its JSON (envPreamble). */
+  envApplied?: string | undefined;
   /** Where the current command's output goes; undefined between commands. */
   stdout?: FrameReader;
   stderr?: FrameReader;
@@ -81,6 +90,47 @@ export function ansiCQuote(text: string): string {
   return `${out}'`;
 }
 
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The body that gives a command its environment (git's neutralisation): GIT_* the shell holds
+ * unset but those kept, then every variable set. Names are checked: only a plain name is ever
+ * spliced into the text (values are quoted literals).
+ */
+function envBody(env: NonNullable<SessionCommand['env']>): string {
+  let body = '';
+  const only = env.only;
+  if (only && PLAIN_NAME.test(only.prefix)) {
+    const keep = only.keep.filter((n) => PLAIN_NAME.test(n));
+    body += `for __tg_v in "\${!${only.prefix}@}"; do case $__tg_v in ${keep.length > 0 ? `${keep.join('|')}) ;; ` : ''}*) \\builtin unset "$__tg_v";; esac; done; \\builtin unset __tg_v; `;
+  }
+  for (const name of env.unset) if (PLAIN_NAME.test(name)) body += `\\builtin unset ${name}; `;
+  for (const [name, value] of Object.entries(env.set))
+    if (PLAIN_NAME.test(name)) body += `\\builtin export ${name}=${ansiCQuote(value)}; `;
+  return body;
+}
+
+/**
+ * What sets a command's environment, as little as it can be: bash reads its commands from a pipe a
+ * byte at a time (~0.3 µs a byte), and git's neutralisation is ~80 variables, 3 KB. Each distinct
+ * environment becomes a function once per shell, under a name nobody can guess, made read-only (no
+ * later command, approved or not, can redefine it), and it is called only when the environment
+ * differs from the one last set or a command since may have changed the shell's variables (one a
+ * person approved: nothing the policy lets run unasked can export, unset or assign a GIT_ name).
+ * The call is unconditional, first on the line: should it fail, the shell exits and is replaced.
+ */
+function envPreamble(live: LiveShell, env: SessionCommand['env']): string {
+  if (!env) return '';
+  const key = JSON.stringify(env);
+  if (live.envApplied === key) return '';
+  live.envApplied = key;
+  const known = live.envFunctions.get(key);
+  if (known) return `${known} || \\builtin exit 125; `;
+  const name = `__tg_env_${randomBytes(12).toString('hex')}`;
+  live.envFunctions.set(key, name);
+  return `${name}() { ${envBody(env)}}; \\builtin readonly -f ${name}; ${name} || \\builtin exit 125; `;
+}
+
 /**
  * The line that runs one command. Parsed whole before it runs; the command's text is a literal, so
  * nothing in it is read as this line's syntax, and a command that does not parse is eval's error
@@ -95,26 +145,17 @@ function commandLine(
   command: string | undefined,
   cwd: string,
   traceparent?: string,
-  env?: SessionCommand['env'],
+  /** Sets the command's environment (envPreamble): first on the line, whatever happens next. */
+  env = '',
 ): string {
   const where = ansiCQuote(cwd);
-  let trace = traceparent
+  const trace = traceparent
     ? `\\builtin export TRACEPARENT=${ansiCQuote(traceparent)}; `
     : '\\builtin unset TRACEPARENT; ';
-  // Names are checked: only a plain name is ever spliced into the line (values are quoted literals).
-  const only = env?.only;
-  if (only && /^[A-Za-z_][A-Za-z0-9_]*$/.test(only.prefix)) {
-    const keep = only.keep.filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
-    trace += `for __tg_v in "\${!${only.prefix}@}"; do case $__tg_v in ${keep.length > 0 ? `${keep.join('|')}) ;; ` : ''}*) \\builtin unset "$__tg_v";; esac; done; \\builtin unset __tg_v; `;
-  }
-  for (const name of env?.unset ?? [])
-    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) trace += `\\builtin unset ${name}; `;
-  for (const [name, value] of Object.entries(env?.set ?? {}))
-    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) trace += `\\builtin export ${name}=${ansiCQuote(value)}; `;
   const run =
     command === undefined
       ? '__tg_s=0; '
-      : `__tg_c=${ansiCQuote(command)}; if \\builtin cd -P -- ${where} && [[ $PWD == ${where} ]]; then ` +
+      : `${env}__tg_c=${ansiCQuote(command)}; if \\builtin cd -P -- ${where} && [[ $PWD == ${where} ]]; then ` +
         `{ ${trace}\\builtin eval "$__tg_c" </dev/null; }; __tg_s=$?; else ` +
         `\\builtin printf 'toolgate: not run: the directory is not the one this call was checked against (%s)\\n' ${where} >&2; __tg_s=126; fi; ` +
         '\\builtin unset __tg_c; \\builtin disown -a; ';
@@ -210,6 +251,7 @@ export class SessionShell {
       identity: undefined,
       forget: killOnExit(pid),
       exited: Promise.resolve({ code: null, signal: null }),
+      envFunctions: new Map(),
     };
     live.exited = new Promise<Exit>((resolve) => {
       child.once('close', (code, signal) => resolve({ code, signal }));
@@ -306,7 +348,7 @@ export class SessionShell {
     // While a command runs, the process waits for it, as for any child.
     holdOpen(live.child, true);
     try {
-      live.child.stdin?.write(commandLine(marker, command, cwd, c.traceparent, c.env));
+      live.child.stdin?.write(commandLine(marker, command, cwd, c.traceparent, envPreamble(live, c.env)));
       const ended = await Promise.race([bothFramed.then(() => undefined), live.exited]);
       if (ended) return { kind: 'ended', exit: ended, ...(stopReason ? { stopReason } : {}) };
       const frame = /^ (\d+) (\d+) ([\s\S]*)$/.exec(trailer ?? '');
@@ -329,6 +371,8 @@ export class SessionShell {
     if (this.#closed) throw new Error('the session has ended; its shell is closed');
     const live = await this.#shell(c.cwd);
     const outcome = await this.#exchange(live, c.command, c.cwd, c);
+    // What a person approved may have changed the shell's variables: the next command sets them again.
+    if (c.mayChangeShell !== false) live.envApplied = undefined;
     if (outcome.kind === 'ended') {
       return {
         code: outcome.exit.code,
