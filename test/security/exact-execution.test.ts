@@ -493,7 +493,7 @@ describe('issue #29 §5: the session shell keeps no git steering of its own betw
         id: 't',
         name: 'run_command',
         arguments: {
-          command: `git config core.fsmonitor ${evil}; for f in $(declare -F | grep -o '__tg_env_[0-9a-f]*'); do eval "$f() { :; }"; unset -f "$f"; done; export GIT_CONFIG_COUNT=0 GIT_CONFIG_KEY_0= GIT_CONFIG_VALUE_0=`,
+          command: `git config core.fsmonitor ${evil}; for f in $(declare -F | grep -o '__tg_env_[0-9a-f]*'); do eval "$f() { :; }"; unset -f "$f"; done; export GIT_CONFIG_PARAMETERS= GIT_CONFIG_COUNT=0`,
         },
       },
     ]);
