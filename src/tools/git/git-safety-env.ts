@@ -152,18 +152,21 @@ export function gitSafetyEnv(cwd: string, env: NodeJS.ProcessEnv, also: readonly
   };
   if (version.missing) return { set, unset };
   const merged = new Map<string, string>();
-  for (const dir of new Set([cwd, ...also])) {
+  let only: [string, string][] | undefined; // one directory: its cached list itself
+  const dirs = new Set([cwd, ...also]);
+  for (const dir of dirs) {
     const found = overrides(dir, clean);
     if (typeof found === 'string') return { set, unset, problem: found, gitVersion: version.number };
+    if (dirs.size === 1) only = found;
     for (const [key, value] of found) merged.set(key, value);
   }
-  const settings = [...merged];
+  const settings = only ?? [...merged];
   if (settings.some(([key, value]) => key === 'protocol.file.allow' && value === 'never'))
     set.GIT_ALLOW_PROTOCOL = ALLOWED_PROTOCOLS.filter((p) => p !== 'file').join(':');
   // One variable, as `git -c` itself hands its settings to the gits it starts ('key'='value' …,
   // git 2.31's form, which keeps a key holding `=` whole): command scope, and far fewer variables
   // for every spawn to copy than GIT_CONFIG_COUNT's two per setting (~0.7 ms a command here).
-  set.GIT_CONFIG_PARAMETERS = settings.map(([key, value]) => `${sq(key)}=${sq(value)}`).join(' ');
+  set.GIT_CONFIG_PARAMETERS = parameters(settings);
   const result: GitSafety = { set, unset, gitVersion: version.number };
   if (version.problem) result.problem = version.problem;
   return result;
@@ -177,6 +180,18 @@ export function withGitSafety(env: NodeJS.ProcessEnv, safety: GitSafety): NodeJS
 }
 
 const versions = new Map<string, { number?: string; missing?: true; problem?: string }>();
+
+const joined = new WeakMap<readonly [string, string][], string>();
+
+/** The settings as GIT_CONFIG_PARAMETERS, made once per list of settings (they are cached). */
+function parameters(settings: readonly [string, string][]): string {
+  let text = joined.get(settings);
+  if (text === undefined) {
+    text = settings.map(([key, value]) => `${sq(key)}=${sq(value)}`).join(' ');
+    joined.set(settings, text);
+  }
+  return text;
+}
 
 /** Text single-quoted as git's own sq_quote does it (git dequotes GIT_CONFIG_PARAMETERS so). */
 function sq(text: string): string {
@@ -215,8 +230,9 @@ function gitVersion(pathVariable: string | undefined): { number?: string; missin
 /** A file's identity and content version, or "missing". */
 function signature(file: string): string {
   try {
-    const s = statSync(file, { bigint: true });
-    return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+    // Looked at for every command: an absent file answers without an exception (they cost ~10 µs).
+    const s = statSync(file, { bigint: true, throwIfNoEntry: false });
+    return s ? `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` : 'missing';
   } catch {
     return 'missing';
   }

@@ -20,13 +20,27 @@ export const DEFAULT_ENV_DENYLIST: readonly string[] = [
  * minus the variables that steer the shell itself (BASH_ENV, exported functions, …).
  */
 export function scrubEnv(env: NodeJS.ProcessEnv, extra: readonly string[] = []): NodeJS.ProcessEnv {
-  const nocase = process.platform === 'win32';
-  const denied = picomatch([...DEFAULT_ENV_DENYLIST, ...extra], { nocase, dot: true });
+  const denied = deniedNames(extra);
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (value !== undefined && !denied(name) && !SHELL_CONTROL_ENV.test(name)) out[name] = value;
   }
   return out;
+}
+
+const matchers = new Map<string, (name: string) => boolean>();
+
+/** The denylist as one matcher, compiled once per list (it is asked for every command). */
+function deniedNames(extra: readonly string[]): (name: string) => boolean {
+  const key = extra.join('\0');
+  let matcher = matchers.get(key);
+  if (!matcher) {
+    const nocase = process.platform === 'win32';
+    matcher = picomatch([...DEFAULT_ENV_DENYLIST, ...extra], { nocase, dot: true });
+    if (matchers.size >= 16) matchers.clear();
+    matchers.set(key, matcher);
+  }
+  return matcher;
 }
 
 /**
