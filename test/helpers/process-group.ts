@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 /** Processes of group `pgid` that still run (zombies waiting to be reaped no longer run). */
 export function liveInGroup(pgid: number): number[] {
@@ -50,4 +50,20 @@ export async function markerGone(marker: string, withinMs = 2_000): Promise<bool
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return liveWith(marker).length === 0;
+}
+
+/** Whether process `pid` still runs (a zombie waiting to be reaped does not). */
+export function alive(pid: number): boolean {
+  if (!existsSync(`/proc/${pid}/stat`)) return false;
+  return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+}
+
+/** Polls a /proc fact with a generous deadline (a loaded machine is slow, never wrong). */
+export async function waitFor(check: () => boolean, ms = 20_000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return check();
 }

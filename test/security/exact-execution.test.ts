@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell text, where ${…} is shell syntax
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { createToolgate, type Toolgate } from '../../src/toolgate.js';
 import { analyzeCommand } from '../../src/tools/shell/analyze-command.js';
 import { loadShellParser } from '../../src/tools/shell/shell-parser.js';
 import { REPO } from '../cli/run-cli.js';
+import { alive, liveWith, waitFor } from '../helpers/process-group.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /**
@@ -31,6 +32,7 @@ function gate(
   runCommand: Record<string, unknown>,
   backend: 'host' | 'session',
   approver: Approver = denyAll,
+  roots: readonly string[] = [root],
 ) {
   const g = createToolgate({
     config: validateConfig({
@@ -40,7 +42,7 @@ function gate(
         ...(backend === 'session' ? { shell: { backend: 'session' } } : {}),
       },
     }),
-    roots: [root],
+    roots,
     approver,
   });
   gates.push(g);
@@ -293,21 +295,6 @@ describe('issue #29 §3: wrappers are looked through only with known options and
   });
 });
 
-function alive(pid: number): boolean {
-  if (!existsSync(`/proc/${pid}/stat`)) return false;
-  return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-}
-
-/** Polls a /proc fact with a generous deadline (a loaded machine is slow, never wrong). */
-async function waitFor(check: () => boolean, ms = 20_000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
-
 /**
  * The rebuilt form means to bash exactly what the analyzer judged: for generated lines of simple
  * commands, each program is replaced by a function that writes its arguments out, the rebuilt line
@@ -528,21 +515,9 @@ describe('issue #29: the hostile review of exact execution', () => {
     spawnSync('ln', ['-s', path.join(outside, 'secret.txt'), path.join(repo, '9')]);
     spawnSync('ln', ['-s', '/etc/passwd', path.join(repo, '7')]);
   });
-  const reviewGate = (runCommand: Record<string, unknown>, backend: 'host' | 'session') => {
-    const g = createToolgate({
-      config: validateConfig({
-        tools: {
-          approval: { denylist: [] },
-          run_command: runCommand,
-          ...(backend === 'session' ? { shell: { backend: 'session' } } : {}),
-        },
-      }),
-      roots: [repo],
-      approver: denyAll,
-    });
-    gates.push(g);
-    return g;
-  };
+  const reviewGate = (runCommand: Record<string, unknown>, backend: 'host' | 'session') =>
+    gate(runCommand, backend, denyAll, [repo]);
+
   const LINES = [
     ...[
       'env',
@@ -625,15 +600,7 @@ describe('issue #29: the hostile review of exact execution', () => {
     const first = await run(g, `timeout 60 bash -c 'while true; do true; done; : ${tag}' >/dev/null 2>&1 &`);
     expect(first.ok, first.content).toBe(true);
     await run(g, 'true');
-    const left = readdirSync('/proc')
-      .filter((n) => /^\d+$/.test(n))
-      .filter((n) => {
-        try {
-          return readFileSync(`/proc/${n}/cmdline`, 'utf8').includes(tag) && alive(Number(n));
-        } catch {
-          return false;
-        }
-      });
+    const left = liveWith(tag);
     expect(left, 'a leftover outlived its call').toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO } from '../cli/run-cli.js';
+import { alive, waitFor } from '../helpers/process-group.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /**
@@ -11,20 +12,6 @@ import { makeTempDir } from '../helpers/workspace.js';
  * Each command writes its pid; afterwards no such process may be running (or only as a zombie).
  */
 const BIN = path.join(REPO, 'bin/toolgate.js');
-
-function alive(pid: number): boolean {
-  if (!existsSync(`/proc/${pid}/stat`)) return false;
-  return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-}
-
-async function waitFor(check: () => boolean, ms = 15_000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
 
 function project(): string {
   const root = makeTempDir('toolgate-life-');
