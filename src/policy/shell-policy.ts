@@ -3,6 +3,7 @@ import type { CommandFacts, SimpleCommand } from '../core/command-facts.js';
 import type { ResolvedPath } from '../sandbox/sandbox.js';
 import { evaluateConditions } from './evaluate-conditions.js';
 import { gitCommandView } from './git-global-options.js';
+import { gitOptionNeedingName } from './git-named-options.js';
 import type { PatternCache } from './pattern-cache.js';
 import { checkProgramFlags, isReadOnlyCommand } from './read-only-commands.js';
 
@@ -49,9 +50,14 @@ function allowRuleCovers(rule: string, argv: readonly (string | undefined)[], ru
   const git = gitCommandView(argv);
   if (git) {
     // git's subcommand tables are the read-only forms, not flags a rule must name: an allowed
-    // `git diff` prints contents (the planner refuses history reads of denied paths).
-    if (named !== undefined && git.riskyEnd <= named) return true;
-    return git.harmless && prefixMatches(rule, git.argv);
+    // `git diff` prints contents (the planner refuses history reads of denied paths). Options that
+    // write a file, read paths no word names or print all of history must be named, though.
+    if (named !== undefined && git.riskyEnd <= named) {
+      const from = Math.max(1, git.riskyEnd); // where the subcommand starts
+      return gitOptionNeedingName(['git', ...argv.slice(from)], named - from + 1) < 0;
+    }
+    if (!git.harmless || !prefixMatches(rule, git.argv)) return false;
+    return gitOptionNeedingName(git.argv, rule.trim().split(/\s+/).length) < 0;
   }
   if (named === undefined) return false;
   const flags = checkProgramFlags(argv);

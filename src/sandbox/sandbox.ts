@@ -138,8 +138,25 @@ export class Sandbox {
     const { test, any } = denyMatcher(patterns, CASE_INSENSITIVE);
     // Relative patterns see the root-relative path; the absolute form only adds something when a
     // pattern is absolute or a root itself lies inside a denied area (say a root under ~/.ssh).
+    // A root inside a directory a pattern names (a root at `.git`: its `config` is `.git/config`)
+    // is checked by absolute path too, or the pattern would never see the directory's name.
+    const named = new Set(
+      patterns.flatMap((p) =>
+        p
+          .split('/')
+          .slice(0, -1)
+          .filter((segment) => segment && !/[*?[\]{}!]/.test(segment)),
+      ),
+    );
     const checkAbsolute =
-      patterns.some((p) => p.startsWith('/')) || this.roots.some((root) => any.test(`${toPosix(root)}/x`));
+      patterns.some((p) => p.startsWith('/')) ||
+      this.roots.some(
+        (root) =>
+          any.test(`${toPosix(root)}/x`) ||
+          toPosix(root)
+            .split('/')
+            .some((segment) => named.has(CASE_INSENSITIVE ? segment.toLowerCase() : segment)),
+      );
     this.#deny = { isDenied: test, checkAbsolute };
     return this.#deny;
   }

@@ -604,3 +604,60 @@ describe('issue #29: the hostile review of exact execution', () => {
     expect(left, 'a leftover outlived its call').toEqual([]);
   });
 });
+
+describe('issue #29 §5, second review: a repository alias cannot turn git settings back on', () => {
+  for (const [alias, value, command, allow] of [
+    ['alias.st', `-c core.fsmonitor=/usr/bin/touch\\ ${MARKER} status`, 'git st', ['git st']],
+    ['alias.sx', `--config-env=core.fsmonitor=EVIL_FSM status`, 'git sx', ['git sx']],
+    ['alias.x.y', `!/usr/bin/${P}`, 'git x.y', ['git x.y']],
+  ] as const) {
+    it(`${alias} = ${value.slice(0, 30)}…: ${command} runs no program the repository named`, async () => {
+      rmSync(MARKER, { force: true }); // each case proves itself
+      const repo = makeTempDir('toolgate-exact-alias-');
+      spawnSync('git', ['init', '-q'], { cwd: repo });
+      writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+      spawnSync('git', ['config', alias, value], { cwd: repo });
+      const g = gate({ allow: [...allow] }, 'host', approveAll, [repo]);
+      const result = await run(g, command);
+      expect(existsSync(MARKER), `${command} → ${result.content}`).toBe(false);
+    });
+  }
+});
+
+describe('issue #29 §4, second review: an allow rule for a git subcommand does not cover what the rule does not say', () => {
+  it('allow = ["git diff", "git log"]: --no-index, --output and history with contents ask; the plain forms run', async () => {
+    const repo = makeTempDir('toolgate-exact-gitallow-');
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8' });
+    git('init', '-q');
+    for (const dir of ['d', 'e']) spawnSync('mkdir', ['-p', path.join(repo, dir)]);
+    writeFileSync(path.join(repo, 'd', 'k.key'), 'KEYSECRET\n');
+    writeFileSync(path.join(repo, 'old.pem'), 'PEMSECRET\n');
+    writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+    git('add', 'old.pem', 'a.txt');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'x');
+    git('rm', '-q', 'old.pem');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'y');
+    const g = gate({ allow: ['git diff', 'git log'] }, 'host', denyAll, [repo]);
+    for (const line of [
+      'git diff --no-index e d',
+      'git diff --no-index -- e d',
+      'git log -p --all',
+      'git log --patch',
+      'git log --pat',
+      'git log -U1',
+      'git log -1 --format=x --output=Makefile',
+      'git diff --output=o.txt HEAD~1',
+      'git diff --outp=o.txt HEAD~1',
+    ]) {
+      const result = await run(g, line);
+      expect(result.ok, `${line}: ${result.content}`).toBe(false);
+      expect(result.content).not.toMatch(/KEYSECRET|PEMSECRET/);
+    }
+    expect(existsSync(path.join(repo, 'Makefile'))).toBe(false);
+    expect(existsSync(path.join(repo, 'o.txt'))).toBe(false);
+    for (const line of ['git log --oneline', 'git diff --stat HEAD~1', 'git diff']) {
+      const result = await run(g, line);
+      expect(result.ok, `${line}: ${result.content}`).toBe(true);
+    }
+  });
+});

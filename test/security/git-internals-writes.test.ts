@@ -203,3 +203,33 @@ describe('issue #29 §5: writes into git internals are never made without a pers
     expect(denyMatcher(GIT_INTERNAL_PATTERNS, false).test('.GIT/hooks/pre-commit')).toBeUndefined();
   });
 });
+
+describe('issue #29 §5, second review: a root at or inside .git does not make its internals fair game', () => {
+  it('with .git itself as the root (an untrusted config may name a root inside its project), config and hooks are still refused', async () => {
+    const repo = makeTempDir('toolgate-git-root-');
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    const gitDir = path.join(repo, '.git');
+    const before = readFileSync(path.join(gitDir, 'config'), 'utf8');
+    const g = createToolgate({
+      config: validateConfig({ tools: { approval: { denylist: [] } } }),
+      roots: [gitDir],
+      approver: approveAll,
+    });
+    const results = await g.execute([
+      { id: 'r', name: 'read_file', arguments: { path: 'HEAD' } },
+      {
+        id: 'c',
+        name: 'write_file',
+        arguments: { path: 'config', content: '[core]\n\tfsmonitor = /tmp/x\n', overwrite: true },
+      },
+      { id: 'h', name: 'write_file', arguments: { path: 'hooks/post-checkout', content: '#!/bin/sh\n' } },
+      { id: 'd', name: 'write_file', arguments: { path: 'commondir', content: '/tmp\n' } },
+    ]);
+    await g.close();
+    expect(results[0]?.ok, results[0]?.content).toBe(true);
+    expect(results.slice(1).map((r) => r.ok)).toEqual([false, false, false]);
+    expect(readFileSync(path.join(gitDir, 'config'), 'utf8')).toBe(before);
+    expect(existsSync(path.join(gitDir, 'hooks', 'post-checkout'))).toBe(false);
+    expect(existsSync(path.join(gitDir, 'commondir'))).toBe(false);
+  });
+});

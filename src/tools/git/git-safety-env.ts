@@ -428,12 +428,18 @@ function settingsFor(entries: readonly ConfigFileEntry[]): [string, string][] {
   const out = new Map<string, string>(FIXED.map(([k, v]) => [k, v]));
   for (const { section, subsection, key, value } of entries) {
     if (FIRST_WINS.test(`${section}.${subsection}.${key}`)) out.set('protocol.file.allow', 'never');
+    // An alias (`alias.x` or `alias.x.y`, git's name for `x.y`) that runs a shell command (`!…`) or
+    // starts with git's own options (`-c core.fsmonitor=…`, which git applies after ours, so it
+    // wins): emptied; an empty alias makes git refuse it.
+    if (section === 'alias') {
+      if (/^\s*[!-]/.test(value))
+        out.set(subsection === undefined ? `alias.${key}` : `alias.${subsection}.${key}`, '');
+      continue;
+    }
     if (subsection === undefined) {
       const full = `${section}.${key}`;
       const off = WHEN_SET[full];
       if (off !== undefined) out.set(full, off);
-      // A `!` alias runs a shell command; an empty alias makes git refuse it.
-      if (section === 'alias' && /^\s*!/.test(value)) out.set(full, '');
       continue;
     }
     if (section === 'filter') {

@@ -60,8 +60,9 @@ export function executingKeys(entries: readonly RepoConfigEntry[]): string[] {
     dangers.add(key);
   }
   for (const { key, value } of entries) {
-    // A `!` alias runs a shell command when `git <alias>` is typed.
-    if (key.startsWith('alias.') && value.trim().startsWith('!')) dangers.add(key);
+    // A `!` alias runs a shell command when `git <alias>` is typed; one starting with git's own
+    // options (`-c core.fsmonitor=…`) turns settings back on.
+    if (key.startsWith('alias.') && /^\s*[!-]/.test(value)) dangers.add(key);
   }
   return [...dangers];
 }
