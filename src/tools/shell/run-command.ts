@@ -151,16 +151,16 @@ export function createRunCommandTool(settings: RunCommandSettings) {
       // Every git the command starts runs without the programs any config names, computed now
       // (an earlier call of the batch may have written that config): docs/SHELL-POLICY.md.
       // The session shell's environment was made when it started: so is its base, once.
-      if (shell && !a.background) sessionBase ??= scrubEnv(process.env, settings.envDenylist);
-      const base =
-        shell && !a.background && sessionBase ? sessionBase : scrubEnv(process.env, settings.envDenylist);
+      const inSession = shell !== undefined && !a.background;
+      if (inSession) sessionBase ??= scrubEnv(process.env, settings.envDenylist);
+      const base = inSession && sessionBase ? sessionBase : scrubEnv(process.env, settings.envDenylist);
       const git = gitSafetyEnv(cwd.absolute, base);
       if (git.problem && ctx.clearance?.by !== 'person' && /git/.test(script))
         throw new ToolError(
           'Denied',
           `not executed: approve this command when asked, or fix git here: ${git.problem}, so git's programs cannot be switched off for a command nobody approved`,
         );
-      if (shell && !a.background)
+      if (inSession)
         return await runInSession(
           shell,
           script,
