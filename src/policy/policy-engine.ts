@@ -8,6 +8,7 @@ import type { ToolError } from '../core/tool-error.js';
 import type { ResolvedPath } from '../sandbox/sandbox.js';
 import { evaluateConditions } from './evaluate-conditions.js';
 import { governanceDefault } from './governance-defaults.js';
+import { GovernancePaths, governancePathProblem } from './governance-paths.js';
 import { type NameMatcher, nameMatcher, specificity } from './match-name.js';
 import { PatternCache } from './pattern-cache.js';
 import { judgeShell, type ShellVerdict } from './shell-policy.js';
@@ -46,6 +47,7 @@ const DEFAULTS_FILE = '(built-in defaults)';
 export class PolicyEngine {
   readonly #config: PolicyConfig;
   readonly #patterns = new PatternCache();
+  readonly #governancePaths = new GovernancePaths();
   readonly #file: string;
   readonly #allowlist: NameMatcher;
   readonly #denylist: NameMatcher;
@@ -224,9 +226,23 @@ export class PolicyEngine {
       return deny(input.sandboxError.message, 'tools.sandbox', 'SandboxViolation');
     }
 
-    if (gov) {
+    if (gov && input.paths.length > 0) {
+      // A pattern that cannot be honoured (config loading refuses it too) denies every path of the
+      // tool: a rule the user wrote never silently stops applying (issue #30 §12).
+      for (const key of ['forbidden_paths', 'allowed_paths'] as const) {
+        for (const g of gov[key]) {
+          const problem = governancePathProblem(g);
+          if (problem)
+            return deny(
+              `${problem}; until then ${tool.name} is denied every path`,
+              `tools.governance.tools.${tool.name}.${key}`,
+            );
+        }
+      }
       for (const p of input.paths) {
-        const forbidden = gov.forbidden_paths.find((g) => this.#patterns.glob(g)(p.relative));
+        // Root-relative patterns see the path inside its root; absolute, `~/` and `$HOME/` ones the
+        // absolute resolved path.
+        const forbidden = gov.forbidden_paths.find((g) => this.#governancePaths.test(g)(p));
         if (forbidden) {
           return deny(
             `"${p.relative}" matches the forbidden path "${forbidden}" for ${tool.name}`,
@@ -235,7 +251,7 @@ export class PolicyEngine {
         }
         if (
           gov.allowed_paths.length > 0 &&
-          !gov.allowed_paths.some((g) => this.#patterns.glob(g)(p.relative))
+          !gov.allowed_paths.some((g) => this.#governancePaths.test(g)(p))
         ) {
           return deny(
             `"${p.relative}" is not in the allowed paths for ${tool.name}`,
