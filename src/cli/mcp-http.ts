@@ -4,7 +4,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer, type McpServerOptions } from '../mcp/mcp-server.js';
 import { BodyTooLarge, checkRequestOrigin, isLoopback, parseListen, readBody } from './http-guard.js';
+import { loadOrCreateMcpToken, MCP_TOKEN_FILE_DOC, mcpTokenFile } from './mcp-token-file.js';
 import { checkToken, parseUserTokens } from './mcp-users.js';
+import { refuseOtherUser } from './peer-owner.js';
 import { UsageError } from './usage-error.js';
 
 /** Default cap on one request body: MCP messages are small; tool arguments are capped lower still. */
@@ -24,13 +26,17 @@ interface LiveSession {
   user: string | undefined;
 }
 
-/**
- * `toolgate mcp --http [HOST:]PORT`: Streamable HTTP on 127.0.0.1 unless told otherwise; any other
- * address needs a bearer token (TOOLGATE_MCP_TOKEN) or it refuses to start. One MCP server per
- * client session. Returns when the process is asked to stop.
- */
 /** The memory user of a session opened with TOOLGATE_MCP_TOKEN beside per-user tokens (no user name can be it). */
 const SHARED_TOKEN_USER = '(shared token)';
+
+/**
+ * `toolgate mcp --http [HOST:]PORT`: Streamable HTTP on 127.0.0.1 unless told otherwise. Every
+ * request needs a bearer token: TOOLGATE_MCP_TOKEN or TOOLGATE_MCP_USER_TOKENS; on loopback without
+ * either, one generated and kept 0600 in toolgate's state directory (mcp-token-file.ts); any other
+ * address without one refuses to start. A connection from another OS user of this machine is
+ * refused even with the token (peer-owner.ts): approvals are asked of the connected client, so only
+ * toolgate's owner may be it. One MCP server per client session. Returns when asked to stop.
+ */
 
 export async function serveMcpHttp(
   listen: string,
@@ -40,9 +46,9 @@ export async function serveMcpHttp(
   sessionIdleMs = DEFAULT_SESSION_IDLE_MS,
 ): Promise<void> {
   const { host, port } = parseListen(listen);
-  const token = process.env.TOOLGATE_MCP_TOKEN || undefined;
+  const given = process.env.TOOLGATE_MCP_TOKEN || undefined;
   const users = parseUserTokens(process.env.TOOLGATE_MCP_USER_TOKENS);
-  const guarded = token !== undefined || users.size > 0;
+  const guarded = given !== undefined || users.size > 0;
   const loopback = isLoopback(host);
   if (!loopback && !guarded) {
     throw new UsageError(
@@ -71,6 +77,14 @@ export async function serveMcpHttp(
     });
   };
   let boundPort = port;
+  // The shared token: given, or (loopback, none given) generated once the port is ours, so a
+  // server that cannot start leaves no file. Until then every request is refused.
+  let token = given;
+  let ready = guarded;
+  const howToAuthorize =
+    given || users.size > 0
+      ? 'send "Authorization: Bearer TOKEN" with the token set in TOOLGATE_MCP_TOKEN (or your own of TOOLGATE_MCP_USER_TOKENS): the bearer token is missing or wrong'
+      : `send "Authorization: Bearer TOKEN", TOKEN being the contents of ${MCP_TOKEN_FILE_DOC} of the user running toolgate (its start names the file): the bearer token is missing or wrong`;
   const refuse = (res: ServerResponse, status: number, error: string) => {
     res
       .writeHead(status, { 'content-type': 'application/json', connection: 'close' })
@@ -82,9 +96,20 @@ export async function serveMcpHttp(
       refuse(res, 403, notHere);
       return;
     }
+    // Another user of this machine is refused before the token is looked at: with it they would
+    // be the client approvals are asked of (issue #30 §6).
+    const otherUser = refuseOtherUser(req.socket);
+    if (otherUser) {
+      refuse(res, 403, otherUser);
+      return;
+    }
+    if (!ready) {
+      refuse(res, 503, 'try again in a moment: the server is still starting');
+      return;
+    }
     const who = checkToken(req.headers.authorization, token, users);
-    if (guarded && !who.matched) {
-      refuse(res, 401, 'missing or wrong bearer token');
+    if (!who.matched) {
+      refuse(res, 401, howToAuthorize);
       return;
     }
     try {
@@ -159,6 +184,8 @@ export async function serveMcpHttp(
       refuse(res, 400, (error as Error).message);
     }
   });
+  // The peer's owner is read as it connects, while its socket is surely open; requests reuse it.
+  http.on('connection', (socket) => void refuseOtherUser(socket));
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error: NodeJS.ErrnoException) => {
       reject(
@@ -175,9 +202,27 @@ export async function serveMcpHttp(
   });
   const address = http.address();
   if (typeof address === 'object' && address) boundPort = address.port;
-  process.stderr.write(
-    `toolgate: MCP over HTTP on http://${host}:${typeof address === 'object' && address ? address.port : port}/mcp\n`,
-  );
+  const url = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${boundPort}/mcp`;
+  let file: string | undefined;
+  if (!guarded) {
+    file = mcpTokenFile();
+    try {
+      token = loadOrCreateMcpToken(file).token;
+    } catch (error) {
+      await new Promise((resolve) => http.close(resolve));
+      throw error;
+    }
+    ready = true;
+  }
+  process.stderr.write(`toolgate: MCP over HTTP on ${url}\n`);
+  if (file) {
+    // Where the token is, never the token: stderr often ends up in a host's logs.
+    const cat = `$(cat '${file.replaceAll("'", `'\\''`)}')`;
+    process.stderr.write(
+      `toolgate: clients send "Authorization: Bearer TOKEN", TOKEN being the contents of ${file} (only you can read it), e.g.\n` +
+        `  claude mcp add --transport http toolgate ${url} --header "Authorization: Bearer ${cat}"\n`,
+    );
+  }
   await new Promise<void>((resolve) => {
     const stop = () => http.close(() => resolve());
     process.once('SIGINT', stop);

@@ -32,9 +32,12 @@ function project(sessions: number): string {
   return root;
 }
 
-async function connect(url: string): Promise<Client> {
+/** A client of the server's owner: it sends the server's bearer token (issue #30 §6). */
+async function connect(server: { url: string; headers: Record<string, string> }): Promise<Client> {
   const client = new Client({ name: 'load', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }),
+  );
   return client;
 }
 
@@ -83,8 +86,8 @@ describe('toolgate mcp over HTTP under concurrent sessions, journal on (issue #1
     const sessions = 10;
     const calls = 30;
     const root = project(sessions);
-    const { url } = await startMcpHttp(root, '0');
-    const clients = await Promise.all(Array.from({ length: sessions }, () => connect(url)));
+    const server = await startMcpHttp(root, '0');
+    const clients = await Promise.all(Array.from({ length: sessions }, () => connect(server)));
     // What each session sent and got, in its own order.
     const sent: { call: Call; text: string }[][] = clients.map(() => []);
     const problems: string[] = [];
@@ -150,8 +153,8 @@ describe('toolgate mcp over HTTP under concurrent sessions, journal on (issue #1
   it('a slow run_command holds up no other call: 20 reads and 5 writes in another session, and 5 reads in its own, finish while it sleeps', async () => {
     const root = project(2);
     writeFileSync(path.join(root, 'a.txt'), 'quick\n');
-    const { url } = await startMcpHttp(root, '0');
-    const [slowClient, quickClient] = await Promise.all([connect(url), connect(url)]);
+    const server = await startMcpHttp(root, '0');
+    const [slowClient, quickClient] = await Promise.all([connect(server), connect(server)]);
     if (!slowClient || !quickClient) throw new Error('no clients');
     let slowDone = false;
     let running!: () => void;
@@ -220,7 +223,7 @@ describe('toolgate mcp over HTTP under concurrent sessions, journal on (issue #1
       console.info(`slow-disk test not run: ${started}`);
       return;
     }
-    const [writer, reader] = await Promise.all([connect(started.url), connect(started.url)]);
+    const [writer, reader] = await Promise.all([connect(started), connect(started)]);
     if (!writer || !reader) throw new Error('no clients');
     // Both sessions have been journaled (a read each) before the write.
     for (const client of [reader, writer]) {

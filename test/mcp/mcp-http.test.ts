@@ -7,30 +7,30 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { REPO, trustProject } from '../cli/run-cli.js';
-import { killMcpHttpServers, startMcpHttp } from '../helpers/mcp-http-server.js';
+import { killMcpHttpServers, type McpHttpServer, startMcpHttp } from '../helpers/mcp-http-server.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 const BIN = path.join(REPO, 'bin', 'toolgate.js');
 afterEach(killMcpHttpServers);
 
-/** Starts `toolgate mcp --no-journal --http` and resolves with the URL it prints. */
+/** Starts `toolgate mcp --no-journal --http` and resolves with the URL it prints and the token to send. */
 async function serve(
   root: string,
   listen: string,
   env: NodeJS.ProcessEnv = {},
   extra: string[] = [],
-): Promise<string> {
-  return (await startMcpHttp(root, listen, { env, args: ['--no-journal', ...extra] })).url;
+): Promise<McpHttpServer> {
+  return await startMcpHttp(root, listen, { env, args: ['--no-journal', ...extra] });
 }
 
 describe('toolgate mcp over Streamable HTTP (issue #6)', () => {
   it('binds 127.0.0.1 by default; list and call work with the SDK client', async () => {
     const root = makeTempDir('toolgate-mcp-http-');
     writeFileSync(path.join(root, 'a.txt'), 'over http\n');
-    const url = await serve(root, '0');
+    const { url, headers } = await serve(root, '0');
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const client = new Client({ name: 't', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('grep');
     const r = await client.callTool({ name: 'read_file', arguments: { path: 'a.txt' } });
     expect((r as { content: { text: string }[] }).content[0]?.text).toBe('over http\n');
@@ -47,7 +47,7 @@ describe('toolgate mcp over Streamable HTTP (issue #6)', () => {
     });
     expect(refused.status).toBe(2);
     expect(refused.stderr).toMatch(/without a bearer token: set TOOLGATE_MCP_TOKEN/);
-    const url = await serve(root, '127.0.0.2:0', { TOOLGATE_MCP_TOKEN: 'sekret-token' });
+    const { url } = await serve(root, '127.0.0.2:0', { TOOLGATE_MCP_TOKEN: 'sekret-token' });
     const anonymous = new Client({ name: 't', version: '1' });
     await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow();
     const client = new Client({ name: 't', version: '1' });
@@ -61,8 +61,8 @@ describe('toolgate mcp over Streamable HTTP (issue #6)', () => {
   });
 
   it('DNS rebinding and cross-site pages are refused: Host and Origin must be this loopback server (raw HTTP)', async () => {
-    const url = new URL(await serve(makeTempDir('toolgate-mcp-http-'), '0'));
-    const port = Number(url.port);
+    const server = await serve(makeTempDir('toolgate-mcp-http-'), '0');
+    const port = Number(new URL(server.url).port);
     const init = JSON.stringify(INITIALIZE);
     const cases: [Record<string, string>, number][] = [
       [{ host: `evil.example:${port}` }, 403],
@@ -74,28 +74,32 @@ describe('toolgate mcp over Streamable HTTP (issue #6)', () => {
       [{ host: `localhost:${port}`, origin: `http://localhost:${port}` }, 200],
     ];
     for (const [headers, status] of cases) {
-      const r = await rawPost(port, init, headers);
+      const r = await rawPost(port, init, { ...headers, ...server.headers });
       expect(r.status, JSON.stringify(headers)).toBe(status);
       if (status === 403) expect(r.body).toMatch(/not this server|may not use this server/);
     }
   });
 
   it('request bodies are capped (413 without reading the rest), configurable with --max-body', async () => {
-    const url = new URL(await serve(makeTempDir('toolgate-mcp-http-'), '0', {}, ['--max-body', '65536']));
-    const port = Number(url.port);
+    const server = await serve(makeTempDir('toolgate-mcp-http-'), '0', {}, ['--max-body', '65536']);
+    const port = Number(new URL(server.url).port);
     const host = `127.0.0.1:${port}`;
-    const big = await rawPost(port, 'x'.repeat(200_000), { host });
+    const big = await rawPost(port, 'x'.repeat(200_000), { host, ...server.headers });
     expect(big.status).toBe(413);
     expect(big.body).toMatch(/larger than 65536 bytes; raise it with --max-body/);
     // A body that never declares its length is cut off at the cap as it streams in.
-    const chunked = await rawPost(port, 'y'.repeat(300_000), { host, 'transfer-encoding': 'chunked' });
+    const chunked = await rawPost(port, 'y'.repeat(300_000), {
+      host,
+      'transfer-encoding': 'chunked',
+      ...server.headers,
+    });
     expect(chunked.status).toBe(413);
-    expect((await rawPost(port, JSON.stringify(INITIALIZE), { host })).status).toBe(200);
+    expect((await rawPost(port, JSON.stringify(INITIALIZE), { host, ...server.headers })).status).toBe(200);
   });
 
   it('a wrong bearer token is refused whatever its length (compared in constant time)', async () => {
     const url = new URL(
-      await serve(makeTempDir('toolgate-mcp-http-'), '127.0.0.2:0', { TOOLGATE_MCP_TOKEN: 'tok-123' }),
+      (await serve(makeTempDir('toolgate-mcp-http-'), '127.0.0.2:0', { TOOLGATE_MCP_TOKEN: 'tok-123' })).url,
     );
     const port = Number(url.port);
     const host = `127.0.0.2:${port}`;
@@ -139,7 +143,7 @@ describe('toolgate mcp --http with a token per user (TOOLGATE_MCP_USER_TOKENS): 
 
   it("each token's user has their own memory; an unknown token is 401; a session cannot be used with another user's token", async () => {
     const root = makeTempDir('toolgate-mcp-users-');
-    const url = await serve(root, '0', { TOOLGATE_MCP_USER_TOKENS: `alice:${ALICE}, bob:${BOB}` }, [
+    const { url } = await serve(root, '0', { TOOLGATE_MCP_USER_TOKENS: `alice:${ALICE}, bob:${BOB}` }, [
       '--user',
       'nobody-in-particular',
     ]);
@@ -191,7 +195,7 @@ describe('toolgate mcp --http with a token per user (TOOLGATE_MCP_USER_TOKENS): 
   it('the shared token beside per-user tokens is an identity of its own, never --user’s (review finding)', async () => {
     const root = makeTempDir('toolgate-mcp-users-');
     const SHARED = 'shared-token-0123456789';
-    const url = await serve(
+    const { url } = await serve(
       root,
       '0',
       { TOOLGATE_MCP_TOKEN: SHARED, TOOLGATE_MCP_USER_TOKENS: `alice:${ALICE}, bob:${BOB}` },
@@ -310,12 +314,12 @@ describe('toolgate mcp --http: sessions a client leaves open do not pile up', ()
       '[tools.approval]\ndenylist = []\n[tools.run_command]\nallow = ["sleep"]\n',
     );
     trustProject(root); // a project's own config applies in full once trusted (issue #29 §6)
-    const { url } = await startMcpHttp(root, '127.0.0.1:0', {
+    const { url, headers } = await startMcpHttp(root, '127.0.0.1:0', {
       args: ['--no-journal', '--session-idle', '1'],
     });
     const connect = async () => {
       const client = new Client({ name: 'idle-test', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(new URL(url));
+      const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
       await client.connect(transport);
       return { client, transport };
     };
@@ -337,6 +341,7 @@ describe('toolgate mcp --http: sessions a client leaves open do not pile up', ()
         accept: 'application/json, text/event-stream',
         'mcp-session-id': idleId,
         'mcp-protocol-version': '2025-06-18',
+        ...headers,
       },
       body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }),
     });
