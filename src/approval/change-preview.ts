@@ -1,39 +1,51 @@
+import { showExact } from '../output/show-exact.js';
+
 /**
- * What a file change will do, as a person approving it reads it (terminal, MCP client, the web
- * console): a unified-diff-like text made from the call's arguments alone (no I/O at planning).
- * Capped, the cap said in the text; what it holds is part of the preview an approval is bound to.
+ * What a file change will do, as a person approving it reads it (terminal, `toolgate approvals
+ * show`, the web console, an MCP client): a unified-diff-like text made from the call's arguments
+ * alone (no I/O at planning). Never cut (issue #30 §2): the preview hash binds all of it, and it is
+ * exact — a file that does not end in a newline says so, as diff does, so the last byte is shown
+ * too. A surface that cannot show it whole says how much it hides (src/mcp/mcp-approver.ts).
  */
-const MAX_PREVIEW_CHARS = 3000;
+export const NO_NEWLINE = '\\ No newline at end of file';
 
-function cap(text: string): string {
-  if (text.length <= MAX_PREVIEW_CHARS) return text;
-  return `${text.slice(0, MAX_PREVIEW_CHARS)}\n… (${text.length - MAX_PREVIEW_CHARS} more characters not shown)`;
-}
+/** A path in a header: one line, whatever its name holds (the content lines are the exact part). */
+const label = (path: string) => showExact(path, { oneLine: true });
 
-const lines = (text: string, mark: string) =>
-  text
-    .replace(/\n$/, '')
+/** Each line of `text` marked; a missing final newline said as diff says it. */
+function lines(text: string, mark: string): string {
+  // Unmarked, so no line of content can look like it.
+  if (text === '') return '(empty)';
+  const ends = text.endsWith('\n');
+  const body = (ends ? text.slice(0, -1) : text)
     .split('\n')
     .map((l) => `${mark}${l}`)
     .join('\n');
+  return ends ? body : `${body}\n${NO_NEWLINE}`;
+}
 
-/** edit_file: each replacement as removed and added lines. */
+/** edit_file: each replacement as removed and added lines, with how it picks where. */
 export function editPreview(
   path: string,
-  edits: readonly { target: string; replacement: string; replace_all?: boolean }[],
+  edits: readonly { target: string; replacement: string; replace_all?: boolean; line_hint?: number }[],
 ): string {
-  const hunks = edits.map((e, i) =>
-    `@@ change ${i + 1}${e.replace_all ? ' (every occurrence)' : ''} @@\n${lines(e.target, '-')}\n${e.replacement === '' ? '' : lines(e.replacement, '+')}`.trimEnd(),
-  );
-  return cap(`--- ${path}\n+++ ${path}\n${hunks.join('\n')}`);
+  const hunks = edits.map((e, i) => {
+    const how = e.replace_all
+      ? ' (every occurrence)'
+      : e.line_hint
+        ? ` (the one nearest line ${e.line_hint})`
+        : '';
+    return `@@ change ${i + 1}${how} @@\n${lines(e.target, '-')}\n${lines(e.replacement, '+')}`;
+  });
+  return `--- ${label(path)}\n+++ ${label(path)}\n${hunks.join('\n')}`;
 }
 
 /** write_file: the whole new content, as added lines. */
 export function writePreview(path: string, content: string, overwrite: boolean): string {
-  return cap(`--- ${overwrite ? path : '/dev/null'}\n+++ ${path}\n${lines(content, '+')}`);
+  return `--- ${overwrite ? label(path) : '/dev/null'}\n+++ ${label(path)}\n${lines(content, '+')}`;
 }
 
-/** apply_patch: the patch itself is the diff. */
+/** apply_patch: the patch itself is the diff, all of it. */
 export function patchPreview(patch: string): string {
-  return cap(patch);
+  return patch;
 }

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { detailBlock, extraLines } from '../approval/request-text.js';
 import { previewHash } from '../core/preview-hash.js';
 import type { Journal, PendingApproval } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
@@ -85,16 +86,19 @@ export function runApprovalsShow(id: string, options: ApprovalsOptions, out: Out
   return withJournal(options, (journal) => {
     const p = findPending(journal, id);
     const r = p.request;
+    // Exact and whole (issue #30 §1-2): the fields are shown text (showExact), the full text is
+    // never cut, and the preview hash below binds all of it.
     const lines = [
       `approval ${approvalId(p)} (session ${p.session}, asked ${new Date(p.requestedAt).toISOString()})`,
       `tool:     ${r.toolName} (risk ${r.risk})`,
       `summary:  ${r.summary}`,
+      ...extraLines(r, '', (name) => `${`${name}:`.padEnd(9)} `),
       ...(r.locations.length
         ? [`touches:  ${r.locations.map((l) => `${l.path} (${l.access})`).join(', ')}`]
         : []),
       `why:      ${r.reason} (${r.rule})`,
       ...(r.message ? [`note:     ${r.message}`] : []),
-      ...(r.detail ? ['', r.detail, ''] : []),
+      ...(r.detail !== undefined ? detailBlock(r.detail, '') : []),
       `preview:  ${previewHash(r)}`,
     ];
     out.write(`${sanitizeForTerminal(lines.join('\n'))}\n`);

@@ -1,6 +1,7 @@
 import { openSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { ReadStream, WriteStream } from 'node:tty';
+import { detailBlock, extraLines } from '../approval/request-text.js';
 import type { ApprovalDecision, Approver, ConfirmationRequest } from '../core/confirmation.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 
@@ -17,15 +18,24 @@ export function openTerminal(): { input: ReadStream; output: WriteStream } | und
   }
 }
 
-function describe(request: ConfirmationRequest, n: number): string {
-  const where = request.locations.length
-    ? `\n     at: ${request.locations.map((l) => `${l.access} ${l.path}`).join(', ')}`
-    : '';
-  const note = request.message ? `\n     note: ${request.message}` : '';
-  const full = request.detail && request.detail !== request.summary ? `\n     full: ${request.detail}` : '';
-  return sanitizeForTerminal(
-    `  ${n}. [${RISK_MARK[request.risk]}] ${request.toolName}: ${request.summary}${where}\n     why asked: ${request.reason}${note}${full}`,
-  );
+/**
+ * One request as the terminal shows it: the fields are already exact and visible (plan-batch made
+ * them with showExact), and the full text is printed whole, never cut (issue #30 §1-2). The final
+ * sanitising pass only matters for a request a library caller built by hand.
+ */
+export function describeRequest(request: ConfirmationRequest, n: number): string {
+  const pad = '     ';
+  const lines = [
+    `  ${n}. [${RISK_MARK[request.risk]}] ${request.toolName}: ${request.summary}`,
+    ...extraLines(request, pad, (name) => `${name}: `),
+    ...(request.locations.length
+      ? [`${pad}at: ${request.locations.map((l) => `${l.access} ${l.path}`).join(', ')}`]
+      : []),
+    `${pad}why asked: ${request.reason}`,
+    ...(request.message ? [`${pad}note: ${request.message}`] : []),
+    ...(request.detail !== undefined ? detailBlock(request.detail, pad) : []),
+  ];
+  return sanitizeForTerminal(lines.join('\n'));
 }
 
 /**
@@ -48,7 +58,7 @@ export function terminalApprover(terminal: {
         `\ntoolgate: ${requests.length} ${requests.length === 1 ? 'call needs' : 'calls need'} approval:\n`,
       );
       requests.forEach((r, i) => {
-        terminal.output.write(`${describe(r, i + 1)}\n`);
+        terminal.output.write(`${describeRequest(r, i + 1)}\n`);
       });
       const answer = (
         await ask(

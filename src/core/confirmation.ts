@@ -2,11 +2,17 @@ import type { GrantScope } from './grant.js';
 import type { RiskLevel } from './tier.js';
 import type { ToolLocation } from './tool-definition.js';
 
-/** What a person is asked (seed 000 FR-APR-03, seed 001 Property 37). */
+/**
+ * What a person is asked (seed 000 FR-APR-03, seed 001 Property 37). Shown = judged = run (issue
+ * #30): every text field is the call's exact text, never redacted, with everything a terminal or a
+ * browser would act on or hide written as a visible escape (`showExact` in src/output/show-exact.ts;
+ * `readShown` decodes it back to the exact bytes). Redaction belongs to logs, telemetry, exports and
+ * text sent to the model, never here. The preview hash (src/core/preview-hash.ts) binds all of it.
+ */
 export interface ConfirmationRequest {
   callId: string;
   toolName: string;
-  /** Redacted, at most 200 characters. */
+  /** One line (newline shown as ⏎), at most 200 characters; when cut it says so, and `summaryFull` holds it whole. */
   summary: string;
   risk: RiskLevel;
   locations: ToolLocation[];
@@ -15,10 +21,14 @@ export interface ConfirmationRequest {
   rule: string;
   /** A rule's custom message, if any. */
   message?: string;
-  /** The full text to approve (e.g. the whole command, control characters made visible), redacted. */
+  /** The full text to approve (the whole command, the whole diff of a file change), never cut. */
   detail?: string;
-  /** A compound command line's sub-commands as the policy parsed and judged them, redacted. */
+  /** A compound command line's sub-commands as the policy parsed and judged them. */
   commands?: string[];
+  /** Only when `summary` was cut: the whole summary, one line. Every surface shows it. */
+  summaryFull?: string;
+  /** The call's place in its batch (0-based): with the batch id, the approval id `BATCH.<index + 1>`. */
+  index?: number;
 }
 
 export type ApprovalDecision =

@@ -8,7 +8,8 @@ import type { ToolRegistry } from '../core/registry.js';
 import type { ToolCall } from '../core/tool-call.js';
 import type { ToolLocation } from '../core/tool-definition.js';
 import { ToolError } from '../core/tool-error.js';
-import { capSummary, redactSecrets } from '../output/redact-secrets.js';
+import { redactSecrets } from '../output/redact-secrets.js';
+import { capTitle, showExact } from '../output/show-exact.js';
 import { hintForDenial } from '../policy/allow-hint.js';
 import type { PolicyEngine, PolicyInput } from '../policy/policy-engine.js';
 import type { RateCounter } from '../policy/rate-limiter.js';
@@ -43,6 +44,8 @@ export interface PlanDeps {
   /** Commands run under the OS sandbox ([tools.run_command] sandbox = "os"): denied files are fenced there. */
   commandsFenced?: boolean;
 }
+
+const ONE_LINE = { oneLine: true } as const;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -142,11 +145,16 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
     }
     let args: unknown;
     let summary: string;
+    let summaryFull: string | undefined;
     let locations: ToolLocation[];
     let commandFacts: CommandFacts | undefined;
     try {
       args = parsed ? parsed.args : tool.parse(raw);
-      summary = capSummary(redactSecrets(tool.summary(args)));
+      // Shown exactly (issue #30 §1): a secret in the arguments is the person's to see; redaction is
+      // for logs and what goes back to the model. Cut only as a title, saying so; whole beside it.
+      const full = showExact(tool.summary(args), ONE_LINE);
+      summary = capTitle(full);
+      if (summary !== full) summaryFull = full;
       locations = tool.locations(args);
       commandFacts = tool.commandFacts?.(args);
     } catch (error) {
@@ -237,12 +245,15 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
     if (decision.action === 'deny') {
       const type = decision.errorType ?? 'Denied';
       const hint = deps.configWhere ? hintForDenial(decision, tool.name, deps.configWhere) : undefined;
-      const message =
+      // Told to the model: a reason quoting the call (`mysql --password=…`) is redacted here.
+      const message = redactSecrets(
         type === 'SandboxViolation'
           ? decision.reason
-          : `denied by policy: ${decision.reason} (${decision.rule} in ${decision.file})${hint ? `; to allow it: ${hint}` : ''}`;
+          : `denied by policy: ${decision.reason} (${decision.rule} in ${decision.file})${hint ? `; to allow it: ${hint}` : ''}`,
+      );
       const denial = denialOf(decision, locations, paths, sandboxError);
-      if (hint) denial.allow = hint;
+      denial.reason = redactSecrets(denial.reason);
+      if (hint) denial.allow = redactSecrets(hint);
       planned.disposition = {
         kind: 'resolved',
         result: errorResult(call.id, call.name, type, message, 0, denialMetadata(denial)),
@@ -251,21 +262,26 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
     }
     inBatch.set(tool.name, (inBatch.get(tool.name) ?? 0) + 1);
     if (decision.action === 'ask') {
+      // Everything a person reads, exact and made visible (issue #30 §1): never redacted, never cut.
       const request: ConfirmationRequest = {
         callId: call.id,
         toolName: tool.name,
         summary,
         risk: decision.risk,
-        locations: locations.map((l, i) => ({ ...l, path: paths[i]?.relative ?? l.path })),
-        reason: decision.reason,
+        locations: locations.map((l, i) => ({
+          ...l,
+          path: showExact(paths[i]?.relative ?? l.path, ONE_LINE),
+        })),
+        reason: showExact(decision.reason, ONE_LINE),
         rule: decision.rule,
-        ...(decision.message === undefined ? {} : { message: decision.message }),
-        ...(tool.approvalDetail ? { detail: redactSecrets(tool.approvalDetail(args)) } : {}),
-        // A command line as the policy parsed it: each sub-command it judged (the console shows them).
-        ...(commandFacts && commandFacts.commands.length > 1
-          ? { commands: commandFacts.commands.map((c) => redactSecrets(c.text)) }
-          : {}),
+        index,
       };
+      if (summaryFull !== undefined) request.summaryFull = summaryFull;
+      if (decision.message !== undefined) request.message = showExact(decision.message, ONE_LINE);
+      if (tool.approvalDetail) request.detail = showExact(tool.approvalDetail(args));
+      // A command line as the policy parsed it: each sub-command it judged (the console shows them).
+      if (commandFacts && commandFacts.commands.length > 1)
+        request.commands = commandFacts.commands.map((c) => showExact(c.text, ONE_LINE));
       planned.disposition = { kind: 'needs_approval', request };
     }
     return planned;
