@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
+import { oneLine } from '../../output/one-line.js';
 import type { Todo, TodoStore } from './todo-store.js';
 
 const args = z.strictObject({
@@ -12,10 +13,13 @@ const args = z.strictObject({
 
 const MAX_TODOS = 200;
 
-/** The list as the model reads it: `[x] id: task`, one per line, in the order they were added. */
+/**
+ * The list as the model reads it: `[x] id: task`, one per line, in the order they were added. A
+ * task's own line breaks show as ⏎: they cannot forge entries with ids that do not exist.
+ */
 export function formatTodos(todos: readonly Todo[]): string {
   if (todos.length === 0) return 'The todo list is empty.';
-  return todos.map((t) => `[${t.completed ? 'x' : ' '}] ${t.id}: ${t.task}`).join('\n');
+  return todos.map((t) => `[${t.completed ? 'x' : ' '}] ${t.id}: ${oneLine(t.task, '⏎')}`).join('\n');
 }
 
 /**
@@ -33,7 +37,7 @@ export function createWriteTodosTool(store: TodoStore) {
     category: 'session',
     summary: (a) =>
       a.action === 'add'
-        ? `Add todo: ${a.task ?? ''}`
+        ? `Add todo: ${oneLine(a.task ?? '', '⏎')}`
         : a.action === 'list'
           ? 'List todos'
           : `${a.action} todo ${a.id ?? ''}`,
@@ -60,19 +64,25 @@ export function createWriteTodosTool(store: TodoStore) {
           };
           while (todos.some((t) => t.id === todo.id)) todo.id = `todo-${randomUUID().slice(0, 8)}`;
           store.save([...todos, todo]);
-          return { content: `Added todo ${todo.id}: ${todo.task}`, metadata: { todo } };
+          return { content: `Added todo ${todo.id}: ${oneLine(todo.task, '⏎')}`, metadata: { todo } };
         }
         case 'complete': {
           const at = find('complete');
           const done = { ...(todos[at] as Todo), completed: true };
           store.save(todos.map((t, i) => (i === at ? done : t)));
-          return { content: `Completed todo ${done.id}: ${done.task}`, metadata: { todo: done } };
+          return {
+            content: `Completed todo ${done.id}: ${oneLine(done.task, '⏎')}`,
+            metadata: { todo: done },
+          };
         }
         case 'remove': {
           const at = find('remove');
           const removed = todos[at] as Todo;
           store.save(todos.filter((_, i) => i !== at));
-          return { content: `Removed todo ${removed.id}: ${removed.task}`, metadata: { todo: removed } };
+          return {
+            content: `Removed todo ${removed.id}: ${oneLine(removed.task, '⏎')}`,
+            metadata: { todo: removed },
+          };
         }
         case 'list':
           return {

@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
+import { oneLine } from '../../output/one-line.js';
 import type { FetchSettings } from './fetch-url.js';
+import { detailUrl, summarizeUrl } from './shown-url.js';
 
 export interface WebFetchSettings extends FetchSettings {
   /** The whole fetch, redirects and download included ([tools.web] timeout_seconds). */
@@ -45,8 +47,9 @@ export function createWebFetchTool(settings: WebFetchSettings) {
     tier: 'network',
     category: 'network',
     timeoutMs: settings.timeoutMs,
-    summary: (a) => `Fetch ${a.url}${a.selector ? ` (selector ${a.selector})` : ''}`,
-    approvalDetail: (a) => a.url,
+    // The URL as requested: its host in ASCII, a look-alike named (issue #30 §3).
+    summary: (a) => summarizeUrl('Fetch', a.url, a.selector ? ` (selector ${a.selector})` : ''),
+    approvalDetail: (a) => detailUrl(a.url),
     async execute(a, ctx) {
       const [{ fetchUrl }, { convertPage, MAX_HTML_CHARS }] = await Promise.all([
         import('./fetch-url.js'),
@@ -121,7 +124,10 @@ export function createWebFetchTool(settings: WebFetchSettings) {
           ? `[only the first ${MAX_HTML_CHARS} characters of HTML were read; pass selector for a part]`
           : '',
       ].filter(Boolean);
-      const head = `${title ? `# ${title}\n` : ''}${byline ? `${byline}\n` : ''}Source: ${page.url}\n\n`;
+      // The page's own title and byline are one line each: a newline in them would forge `Source:`.
+      const heading = oneLine(title);
+      const by = byline === undefined ? '' : oneLine(byline);
+      const head = `${heading ? `# ${heading}\n` : ''}${by ? `${by}\n` : ''}Source: ${page.url}\n\n`;
       return {
         content: `${head}${text}${notes.length ? `\n\n${notes.join('\n')}` : ''}`,
         display: `${page.status} ${type || 'untyped'}, ${page.body.length} bytes from ${page.url}`,
