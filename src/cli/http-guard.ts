@@ -3,7 +3,7 @@ import { UsageError } from './usage-error.js';
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 
-/** Whether a listen host is a loopback address (the only place served without a token). */
+/** Whether a listen host is a loopback address (the only place a token is generated when none is set). */
 export function isLoopback(host: string): boolean {
   return host === '127.0.0.1' || host === 'localhost' || host === '::1' || host === '[::1]';
 }

@@ -28,8 +28,9 @@ export interface McpOptions {
 
 /**
  * `toolgate mcp`: every toolgate tool over MCP, through the same pipeline. stdio by default;
- * `--http [HOST:]PORT` serves Streamable HTTP on 127.0.0.1 unless told otherwise, and any other
- * address needs a bearer token (TOOLGATE_MCP_TOKEN) or it refuses to start.
+ * `--http [HOST:]PORT` serves Streamable HTTP on 127.0.0.1 unless told otherwise, always behind a
+ * bearer token (generated on loopback when none is set; any other address needs TOOLGATE_MCP_TOKEN)
+ * and to toolgate's own OS user only (mcp-http.ts).
  */
 export async function runMcp(options: McpOptions): Promise<number> {
   const setup = resolveSetup(options);
