@@ -7,6 +7,7 @@ import {
   ProviderError,
   type TurnRequest,
 } from './provider.js';
+import { cleanProviderText, secretsOf } from './provider-error-text.js';
 import { SseParser } from './sse-parser.js';
 import { ToolCallAccumulator } from './tool-call-accumulator.js';
 
@@ -124,14 +125,31 @@ export async function streamTurn(
   const onOuterAbort = () => idle.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onOuterAbort, { once: true });
   quiet();
+  // What the provider says goes to the person, the model and the journal: without the key, and short.
+  const secrets = secretsOf(connection);
+  const clean = (text: string) => cleanProviderText(text, secrets);
+  const onRetry = options.onRetry;
+  const inner: StreamTurnOptions = {
+    ...options,
+    signal: idle.signal,
+    ...(onRetry ? { onRetry: (attempt: number, reason: string) => onRetry(attempt, clean(reason)) } : {}),
+  };
   try {
-    return await streamTurnWithin(adapter, turn, connection, { ...options, signal: idle.signal }, quiet);
+    const result = await streamTurnWithin(adapter, turn, connection, inner, quiet, secrets);
+    if (result.problem !== undefined) result.problem = clean(result.problem);
+    return result;
   } catch (error) {
     if (idle.signal.aborted && !options.signal?.aborted) {
       throw new ProviderError(
         `no answer from ${new URL(connection.baseUrl).origin} for ${Math.round(idleMs / 1000)} s; check that the server is running, or raise idle_timeout_seconds in [providers.NAME]`,
         { retryable: true },
       );
+    }
+    if (error instanceof ProviderError) {
+      throw new ProviderError(clean(error.message), {
+        ...(error.status === undefined ? {} : { status: error.status }),
+        retryable: error.retryable,
+      });
     }
     throw error;
   } finally {
@@ -146,8 +164,11 @@ async function streamTurnWithin(
   connection: Connection,
   options: StreamTurnOptions,
   heard: () => void,
+  secrets: string[],
 ): Promise<StreamedTurn> {
-  const response = await post(adapter.buildRequest(turn, connection), options);
+  const request = adapter.buildRequest(turn, connection);
+  secrets.push(...secretsOf({ baseUrl: connection.baseUrl }, request));
+  const response = await post(request, options);
   heard();
   const decoder = adapter.createDecoder();
   const parser = new SseParser();
