@@ -3,6 +3,7 @@ import path from 'node:path';
 import { type Journal, JournalError } from '../journal/journal.js';
 import { PostgresJournal } from '../journal/postgres/postgres-journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
+import { redactUrl, secretInUrl } from '../output/redact-url.js';
 import type { Setup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
 
@@ -30,6 +31,13 @@ export function journalPath(setup: Setup, option: string | undefined, cwd = proc
  * `git status`.
  */
 export function openJournalOrStop(file: string): Journal {
+  // A password in the URL (`--journal`, `[journal] url`) would be in the process list, in messages
+  // and wherever the location is shown (issue #30 §9): refused before any connection is tried.
+  const secret = isDatabaseUrl(file) ? secretInUrl(file) : undefined;
+  if (secret)
+    throw new UsageError(
+      `give the journal a URL without a password (${redactUrl(file)}): put the password in PGPASSWORD (or ~/.pgpass); this URL holds ${secret}`,
+    );
   let journal: Journal;
   try {
     journal = isDatabaseUrl(file) ? PostgresJournal.open(file) : SqliteJournal.open(file);

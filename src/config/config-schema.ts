@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { GOVERNANCE_MODES } from '../core/tier.js';
+import { secretInUrl } from '../output/redact-url.js';
 
 /**
  * The `toolgate.toml` schema (DESIGN §2.3, seed 000 §6). Objects are strict so a typo in a key is
@@ -328,13 +329,15 @@ const journal = z
     url: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
-      .refine((u) => {
-        try {
-          return new URL(u).password === '';
-        } catch {
-          return false;
-        }
-      }, 'a URL without a password: put the password in PGPASSWORD (or ~/.pgpass), never in the config file')
+      // Anywhere in it (user:password@, ?password=, ?sslpassword=, any case): the URL is printed.
+      .superRefine((u, ctx) => {
+        const secret = secretInUrl(u);
+        if (secret)
+          ctx.addIssue({
+            code: 'custom',
+            message: `a URL without a password: put the password in PGPASSWORD (or ~/.pgpass), never in the config file; this URL holds ${secret}`,
+          });
+      })
       .optional(),
   })
   .prefault({});

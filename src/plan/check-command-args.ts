@@ -24,6 +24,17 @@ export interface CommandArgChecks {
 const NO_PATH_ARGUMENTS = new Set(['echo', 'printf', 'true', 'false', ':', 'test', '[']);
 
 /**
+ * toolgate's own state named inside a word, where no path check sees it: `file:.toolgate/memory.db?mode=ro`,
+ * `ATTACH '.toolgate/memory.db'` in an SQL argument, `--db=x/.toolgate/journal.db`.
+ */
+const NAMES_OWN_STATE = /(?:^|[^\w.-])(?:\.toolgate|toolgate\.toml)(?![\w.-])|toolgate\/\.?trusted\.json/;
+
+/** Why a command naming toolgate's own state is refused (issue #30 §10), the way out first. */
+function ownStateRefusal(arg: string): string {
+  return `use the memory tools (memory_search, memory_save …) for memory and toolgate's own commands (toolgate journal, toolgate approvals) for the journal: "${arg}" names toolgate's own configuration or state (journal, memory, trust store), which no command is given, whoever approves`;
+}
+
+/**
  * The parts of an argument a program may take as a path: the word; the value of `--opt=value`;
  * for `-xVALUE` both the value after the option letter and anything from its first `/` (which
  * letters take values is the program's business, so both readings are checked).
@@ -53,20 +64,22 @@ export function checkCommandArgs(facts: CommandFacts, checks: CommandArgChecks):
     const problems: string[] = [];
     const printsOnly = NO_PATH_ARGUMENTS.has(command.argv[0] ?? '');
     const args = [...(printsOnly ? [] : command.argv.slice(1)), ...(command.inputs ?? [])];
+    const refusals: string[] = [];
     for (const arg of args) {
       if (arg === undefined) {
         problems.push('an argument known only at run time');
         continue;
       }
+      if (NAMES_OWN_STATE.test(arg)) refusals.push(ownStateRefusal(arg));
       for (const candidate of pathParts(arg)) {
         if (candidate === '') continue;
+        if (checks.sandbox.ownStatePath(candidate, checks.cwd)) refusals.push(ownStateRefusal(candidate));
         const problem = checks.sandbox.commandPathProblem(candidate, checks.cwd);
         if (problem) problems.push(problem);
       }
     }
     if (!checks.fenced && command.argv.every((a) => a !== undefined))
       problems.push(...treeProblems(command.argv as string[], checks));
-    const refusals: string[] = [];
     if (command.argv[0] === 'git') {
       problems.push(
         ...gitProblems(command, () => {

@@ -64,6 +64,13 @@ function toPosix(p: string): string {
   return path.sep === '/' ? p : p.split(path.sep).join('/');
 }
 
+/** toolgate's own patterns (and each `X/**`'s `X`), for absolute paths without their leading `/`. */
+let ownPatterns: ReturnType<typeof denyMatcher> | undefined;
+function ownPatternMatch(p: string): boolean {
+  ownPatterns ??= denyMatcher(expandPatterns(TOOLGATE_OWN_PATTERNS), CASE_INSENSITIVE);
+  return ownPatterns.test(p) !== undefined;
+}
+
 /** Expands `X/**` to also match `X`, so the directory itself is denied, not only what is inside. */
 function expandPatterns(patterns: readonly string[]): string[] {
   const out = new Set<string>();
@@ -278,6 +285,26 @@ export class Sandbox {
     } catch (error) {
       return ToolError.isInstance(error) ? error.message : `"${arg}" is denied`;
     }
+  }
+
+  /**
+   * Whether a command's argument names toolgate's own state (issue #30 §10): its config, journal,
+   * memory store, trust store, staging files, inside the roots or not. Such a path is refused to
+   * commands, not asked: a person answering for a command is not a person owning the state.
+   */
+  ownStatePath(arg: string, cwd: string): boolean {
+    if (arg.includes('\0')) return false;
+    let absolute: string;
+    try {
+      absolute = canonicalize(path.resolve(cwd, arg), arg);
+    } catch {
+      absolute = path.resolve(cwd, arg);
+    }
+    return (
+      this.#deniedFiles.has(absolute) ||
+      within(absolute, this.#ownDirs) ||
+      ownPatternMatch(toPosix(absolute).replace(/^\/+/, ''))
+    );
   }
 
   /**

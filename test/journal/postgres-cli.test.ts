@@ -125,14 +125,18 @@ describe('toolgate on a PostgreSQL journal', () => {
     const call = JSON.stringify([
       { id: 'w', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } },
     ]);
-    const r = runCli(
-      ['exec', '--root', root, '--journal', 'postgres://u:hunter2@localhost/x?host=/nonexistent'],
-      {
-        input: call,
-      },
-    );
+    const r = runCli(['exec', '--root', root, '--journal', 'postgres://u@localhost/x?host=/nonexistent'], {
+      input: call,
+    });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/cannot reach the PostgreSQL journal postgres:\/\/u:\*\*\*@localhost/);
-    expect(r.stderr).not.toContain('hunter2');
+    expect(r.stderr).toMatch(/cannot reach the PostgreSQL journal postgres:\/\/u@localhost/);
+    // With a password in it, the URL is refused before any connection (issue #30 §9), shown redacted.
+    const withPassword = runCli(
+      ['exec', '--root', root, '--journal', 'postgres://u:hunter2@localhost/x?host=/nonexistent'],
+      { input: call },
+    );
+    expect(withPassword.status).toBe(2);
+    expect(withPassword.stderr).toMatch(/without a password \(postgres:\/\/u:\*\*\*@localhost/);
+    expect(withPassword.stderr).not.toContain('hunter2');
   });
 });

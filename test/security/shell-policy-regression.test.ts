@@ -126,8 +126,8 @@ const CASES: Case[] = [
   { command: 'cat ../outside.txt', expect: 'ask', why: '.. out of the root' },
   {
     command: 'cat .toolgate/journal.db',
-    expect: 'ask',
-    why: "toolgate's own state, even for an allowed program",
+    expect: 'deny',
+    why: "toolgate's own state, even for an allowed program: refused, not asked (issue #30 §10)",
   },
   // The locale picks the encoding bash reads a line in: in BIG5 a character's last byte swallows
   // the `\\` after it, so a quote the parser sees as escaped closes the string (hostile review)

@@ -1,4 +1,6 @@
 import picomatch from 'picomatch';
+import { holdsPassword } from '../../output/redact-url.js';
+import { hideFromOwnEnviron } from './hide-own-environ.js';
 import { SHELL_CONTROL_ENV } from './shell-tables.js';
 
 /** seed 000 CFG-ENV-01 defaults; the config's list is added to these, never replaces them. */
@@ -16,14 +18,34 @@ export const DEFAULT_ENV_DENYLIST: readonly string[] = [
 ];
 
 /**
- * The inherited environment minus every variable whose name matches the denylist (secrets), and
- * minus the variables that steer the shell itself (BASH_ENV, exported functions, …).
+ * Names no command ever receives, whatever the config says (issue #30 §8): toolgate's own settings
+ * and tokens (every TOOLGATE_*), every libpq variable (PG*: PGPASSWORD, PGPASSFILE, PGSERVICEFILE,
+ * PGSSLKEY … and PGHOST/PGUSER, which with a trusted or peer login are a credential too), database
+ * URLs, and the names passwords and tokens go by that the denylist's `*_X` patterns miss.
+ */
+const CREDENTIAL_NAME = /^(?:TOOLGATE_|PG)|DATABASE_URL|PASSW(?:OR)?D|_PWD$|_TOKENS$|_SECRETS?$|^DSN$|_DSN$/i;
+
+/**
+ * Toolgate's own credentials and anything shaped like one: a credential's name, or a value that is
+ * a URL with a password or holds a `password=` setting. Not a list the config can shorten.
+ */
+export function isCredential(name: string, value: string): boolean {
+  return CREDENTIAL_NAME.test(name) || holdsPassword(value);
+}
+
+/**
+ * The inherited environment minus toolgate's own credentials and every credential-shaped variable
+ * (`isCredential`), minus every variable whose name matches the denylist (secrets), and minus the
+ * variables that steer the shell itself (BASH_ENV, exported functions, …). Given toolgate's own
+ * environment, it also takes those values out of what `/proc/<toolgate>/environ` shows.
  */
 export function scrubEnv(env: NodeJS.ProcessEnv, extra: readonly string[] = []): NodeJS.ProcessEnv {
   const denied = deniedNames(extra);
+  const secret = (name: string, value: string) => isCredential(name, value) || denied(name);
+  if (env === process.env) hideFromOwnEnviron(secret);
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && !denied(name) && !SHELL_CONTROL_ENV.test(name)) out[name] = value;
+    if (value !== undefined && !secret(name, value) && !SHELL_CONTROL_ENV.test(name)) out[name] = value;
   }
   return out;
 }
