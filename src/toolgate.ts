@@ -2,11 +2,18 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { type Context, context } from '@opentelemetry/api';
 import { approveBatch } from './approval/approve-batch.js';
+import { grantOffer, offerForChoice } from './approval/grant-coverage.js';
 import type { ToolgateConfig } from './config/config-schema.js';
 import { defaultConfig } from './config/load-config.js';
 import { type Approver, denyWith } from './core/confirmation.js';
 import type { Denial } from './core/denial.js';
-import { type Grant, type GrantScope, type GrantStore, grantPrefix, MemoryGrantStore } from './core/grant.js';
+import {
+  type Grant,
+  type GrantOffer,
+  type GrantStore,
+  MemoryGrantStore,
+  type RememberChoice,
+} from './core/grant.js';
 import { errorResult } from './core/make-result.js';
 import type { PlannedCall } from './core/planned-call.js';
 import { ToolRegistry } from './core/registry.js';
@@ -341,7 +348,7 @@ export class Toolgate {
       approveBatch(planned, options.approver ?? this.#approver, {
         context: { session: this.session, ...(batchId !== undefined ? { batchId } : {}) },
         timeoutMs: this.config.tools.approval.timeout_seconds * 1000,
-        remember: (p, scope) => this.#remember(p, scope),
+        remember: (p, choice) => this.#remember(p, choice),
         allowHint: (request) => hintForAsk(request, this.configWhere),
         ...(options.signal ? { signal: options.signal } : {}),
       });
@@ -382,8 +389,17 @@ export class Toolgate {
     return approved;
   }
 
-  /** Stores "always allow" for an approved call, as narrow as what was approved. */
-  #remember(p: PlannedCall, scope: Exclude<GrantScope, 'once'>): void {
+  /**
+   * Stores "always allow" for an approved call: exactly the offer the person was shown with the
+   * request (`always`), or the directory they picked in its place; nothing when neither holds.
+   */
+  #remember(p: PlannedCall, choice: RememberChoice): void {
+    if (p.disposition.kind !== 'needs_approval') return;
+    const offer = (p.disposition.request as { always?: GrantOffer }).always;
+    if (!offer) return;
+    const covers = offerForChoice(offer, choice, p.paths ?? []);
+    if (!covers) return;
+    const scope = typeof choice === 'object' ? choice.scope : choice;
     const base = {
       tool: p.call.name,
       scope,
@@ -391,14 +407,7 @@ export class Toolgate {
       ...(scope === 'session' ? { session: this.session } : {}),
     };
     try {
-      if (p.commandFacts) {
-        for (const command of p.commandFacts.commands) {
-          const prefix = grantPrefix(command.argv);
-          if (prefix) this.#grants.add({ ...base, prefix });
-        }
-      } else {
-        this.#grants.add(base);
-      }
+      for (const c of covers) this.#grants.add({ ...base, covers: c });
     } catch {
       // Not remembered: the person is asked again next time, nothing is allowed that was not approved.
     }
@@ -441,24 +450,26 @@ export class Toolgate {
   #plan(calls: readonly ToolCall[]): PlannedCall[] {
     this.refreshMode();
     const tools = this.config.tools;
-    return planBatch(calls, {
-      registry: this.registry,
-      policy: this.policy,
-      sandbox: this.sandbox,
-      validator: this.#validator,
-      rates: this.#rates,
-      limits: {
-        mode: tools.mode,
-        maxCallsPerBatch: tools.max_tool_calls_per_batch,
-        maxArgsBytes: tools.max_tool_args_bytes,
-      },
-      grants: this.#listGrants(),
-      configWhere: this.configWhere,
-      switchedOff: this.#switchedOff,
-      gitDangers: (cwd) =>
-        gitConfigDangers(cwd, scrubEnv(process.env, this.config.tools.environment.denylist)),
-      commandsFenced: this.config.tools.run_command.sandbox === 'os',
-    });
+    return withGrantOffers(
+      planBatch(calls, {
+        registry: this.registry,
+        policy: this.policy,
+        sandbox: this.sandbox,
+        validator: this.#validator,
+        rates: this.#rates,
+        limits: {
+          mode: tools.mode,
+          maxCallsPerBatch: tools.max_tool_calls_per_batch,
+          maxArgsBytes: tools.max_tool_args_bytes,
+        },
+        grants: this.#listGrants(),
+        configWhere: this.configWhere,
+        switchedOff: this.#switchedOff,
+        gitDangers: (cwd) =>
+          gitConfigDangers(cwd, scrubEnv(process.env, this.config.tools.environment.denylist)),
+        commandsFenced: this.config.tools.run_command.sandbox === 'os',
+      }),
+    );
   }
 
   /** Runs one batch: exactly one result per call, in call order. */
@@ -952,4 +963,25 @@ function journalLedger(journal: Journal) {
     note: (times: readonly number[]) => journal.noteRefusals(times),
     since: (t: number) => journal.refusalsSince(t),
   };
+}
+
+/**
+ * Each waiting call's request says what "always" would cover (`always`, issue #30 §5), computed
+ * from what planning judged, so every surface shows it and the grant stored is exactly it.
+ */
+function withGrantOffers(planned: PlannedCall[]): PlannedCall[] {
+  for (const p of planned) {
+    if (p.disposition.kind !== 'needs_approval') continue;
+    const request = p.disposition.request;
+    const always = grantOffer({
+      tool: p.call.name,
+      args: p.call.arguments,
+      paths: p.paths ?? [],
+      ...(request.locations.some((l) => l.access === 'delete') ? { deletes: true } : {}),
+      ...(p.commandFacts ? { commandFacts: p.commandFacts } : {}),
+      summary: request.summary,
+    });
+    Object.assign(request, { always });
+  }
+  return planned;
 }

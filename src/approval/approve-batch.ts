@@ -5,7 +5,7 @@ import type {
   ConfirmationRequest,
 } from '../core/confirmation.js';
 import { denialMetadata } from '../core/denial.js';
-import type { GrantScope } from '../core/grant.js';
+import type { RememberChoice } from '../core/grant.js';
 import { errorResult } from '../core/make-result.js';
 import type { PlannedCall } from '../core/planned-call.js';
 
@@ -20,8 +20,11 @@ export async function approveBatch(
   options: {
     signal?: AbortSignal;
     timeoutMs: number;
-    /** Called for each approved call the person asked to always allow (a grant with that scope). */
-    remember?: (planned: PlannedCall, scope: Exclude<GrantScope, 'once'>) => void;
+    /**
+     * Called for each approved call the person asked to always allow: the scope, and a directory
+     * when the person picked one (a grant as narrow as the call's offer, `grant-coverage.ts`).
+     */
+    remember?: (planned: PlannedCall, choice: RememberChoice) => void;
     /** The config line that would let a call run without asking (named in its denial). */
     allowHint?: (request: ConfirmationRequest) => string | undefined;
     context?: ApprovalContext;
@@ -38,8 +41,8 @@ export async function approveBatch(
   return planned.map((p) => {
     if (p.disposition.kind !== 'needs_approval') return p;
     if (approved.has(p.call.id)) {
-      const scope = rememberScope(decision, p.call.id);
-      if (scope) options.remember?.(p, scope);
+      const choice = rememberChoice(decision, p.call.id);
+      if (choice) options.remember?.(p, choice);
       return { ...p, disposition: { kind: 'execute', approvedBy: 'person' } };
     }
     const { request } = p.disposition;
@@ -65,10 +68,22 @@ export async function approveBatch(
   });
 }
 
-function rememberScope(decision: ApprovalDecision, id: string): Exclude<GrantScope, 'once'> | undefined {
-  if (decision?.kind === 'approve_all') return decision.remember;
-  if (decision?.kind === 'approve_selected') return decision.remember?.[id];
-  return undefined;
+/**
+ * What the person asked to remember for this call, read as data from whatever the approver sent:
+ * a scope, or `{ scope, directory }`. Anything else remembers nothing (the approval itself stands).
+ */
+function rememberChoice(decision: ApprovalDecision, id: string): RememberChoice | undefined {
+  let raw: unknown;
+  if (decision?.kind === 'approve_all') raw = decision.remember;
+  else if (decision?.kind === 'approve_selected')
+    raw = decision.remember && Object.hasOwn(decision.remember, id) ? decision.remember[id] : undefined;
+  const isScope = (s: unknown): s is 'session' | 'project' => s === 'session' || s === 'project';
+  if (isScope(raw)) return raw;
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { scope, directory } = raw as { scope?: unknown; directory?: unknown };
+  if (!isScope(scope)) return undefined;
+  if (directory === undefined) return scope;
+  return typeof directory === 'string' ? { scope, directory } : undefined;
 }
 
 function approvedIds(decision: ApprovalDecision, requests: readonly ConfirmationRequest[]): Set<string> {

@@ -326,6 +326,31 @@ export function buildProgram(): Command {
     process.exitCode = (await import('./approvals-command.js')).runApprovalsDeny(id, opts, process.stdout);
   });
 
+  const grantsCmd = program
+    .command('grants')
+    .description('Standing "always allow" answers on this journal: what each covers, for whom; remove them.');
+  withSetup(
+    grantsCmd
+      .command('list')
+      .description('Every grant (or those in force for one session) with its id and what it covers.')
+      .addOption(journalOption())
+      .option('--session <id>', "only the grants in force for this session (its own and every session's)")
+      .option('--json', 'print [{id, tool, scope, session, created_at, covers, honoured, text}]'),
+  ).action(async (opts) => {
+    process.exitCode = (await import('./grants-command.js')).runGrantsList(opts, process.stdout);
+  });
+  withSetup(
+    grantsCmd
+      .command('revoke')
+      .description('Remove a grant; every process on the journal asks again from its next call.')
+      .argument('[id]', 'the grant, as `grants list` shows it')
+      .option('--all', 'every grant (with --session: only that session’s own)')
+      .option('--session <id>', 'with --all: only the grants of this session')
+      .addOption(journalOption()),
+  ).action(async (id: string | undefined, opts) => {
+    process.exitCode = await (await import('./grants-command.js')).runGrantsRevoke(id, opts, process.stdout);
+  });
+
   const modeCmd = program
     .command('mode')
     .description(

@@ -1,5 +1,4 @@
 import type { ConfirmationRequest } from '../core/confirmation.js';
-import type { Grant } from '../core/grant.js';
 import { errorResult } from '../core/make-result.js';
 import type { GovernanceMode } from '../core/tier.js';
 import type { ToolCall } from '../core/tool-call.js';
@@ -49,14 +48,6 @@ export interface BatchRow {
 }
 
 export type ModeRow = { seq: number; mode: string; reason: string; actor: string; created_at: number };
-
-export type GrantRow = {
-  tool: string;
-  prefix: string | null;
-  scope: Grant['scope'];
-  session_id: string | null;
-  created_at: number;
-};
 
 export type ExportRow = CallRow & {
   batch_id: string;
@@ -114,16 +105,6 @@ export function modeRecord(row: ModeRow): ModeRecord {
     reason: row.reason,
     actor: row.actor,
     at: row.created_at,
-  };
-}
-
-export function grantRecord(r: GrantRow): Grant {
-  return {
-    tool: r.tool,
-    ...(r.prefix ? { prefix: JSON.parse(r.prefix) as string[] } : {}),
-    scope: r.scope,
-    ...(r.session_id ? { session: r.session_id } : {}),
-    createdAt: r.created_at,
   };
 }
 

@@ -251,9 +251,15 @@ export interface Journal {
   /** Replaces the session's todo list in one commit. */
   saveTodos(session: string, todos: readonly Todo[]): void;
 
-  /** "Always allow" grants: this session's and every project-wide one. */
+  /** "Always allow" grants: this session's and every project-wide one, with their ids. */
   listGrants(session: string): Grant[];
   addGrant(grant: Grant): void;
+  /** Every grant of every session, oldest first (`toolgate grants list`). */
+  allGrants(): Grant[];
+  /** Removes one grant (committed: the next plan of any process no longer sees it); false if none has that id. */
+  revokeGrant(id: number): boolean;
+  /** Removes every grant, or only the grants of one session; returns how many went. */
+  revokeGrants(session?: string): number;
 
   /** Calls of a tool started since `since` (ms), across sessions: backs per-hour rate limits. */
   countCallsSince(tool: string, since: number): number;

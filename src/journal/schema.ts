@@ -146,6 +146,12 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE staged_files ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;
   `,
+  // Grants as narrow as what was shown (issue #30 §5): what a non-command grant covers (files, a
+  // directory, an origin, exact arguments) as JSON. Older rows have neither this nor a prefix:
+  // they were tool-wide and now cover nothing (grant-rows.ts) until revoked.
+  `
+  ALTER TABLE grants ADD COLUMN covers TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

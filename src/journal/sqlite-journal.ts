@@ -9,6 +9,7 @@ import type { ToolResult } from '../core/tool-result.js';
 import { pendingFileSyncs } from '../sandbox/pending-syncs.js';
 import type { ReadRecord } from '../tools/fs/read-cache.js';
 import type { Todo } from '../tools/todos/todo-store.js';
+import { type GrantRow, grantColumns, grantFromRow } from './grant-rows.js';
 import {
   type ApprovalAnswer,
   type BatchRecord,
@@ -36,8 +37,6 @@ import {
   discardSettlement,
   type ExportRow,
   exportedCall,
-  type GrantRow,
-  grantRecord,
   leaseLost,
   type ModeRow,
   modeRecord,
@@ -398,11 +397,17 @@ export class SqliteJournal implements Journal {
         'INSERT INTO read_cache (session_id, path, sha256, read_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, path) DO UPDATE SET sha256 = excluded.sha256, read_at = excluded.read_at WHERE excluded.read_at >= read_cache.read_at',
       ),
       listGrants: db.prepare(
-        "SELECT tool, prefix, scope, session_id, created_at FROM grants WHERE scope = 'project' OR session_id = ? ORDER BY id",
+        "SELECT id, tool, prefix, covers, scope, session_id, created_at FROM grants WHERE scope = 'project' OR session_id = ? ORDER BY id",
+      ),
+      allGrants: db.prepare(
+        'SELECT id, tool, prefix, covers, scope, session_id, created_at FROM grants ORDER BY id',
       ),
       addGrant: db.prepare(
-        'INSERT INTO grants (session_id, tool, prefix, scope, created_at) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO grants (session_id, tool, prefix, covers, scope, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
+      revokeGrant: db.prepare('DELETE FROM grants WHERE id = ?'),
+      revokeAllGrants: db.prepare('DELETE FROM grants'),
+      revokeSessionGrants: db.prepare("DELETE FROM grants WHERE scope = 'session' AND session_id = ?"),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       stage: db.prepare('INSERT INTO staged_batches (body) VALUES (?)'),
       batchExists: db.prepare('SELECT 1 FROM batches WHERE id = ?').pluck(),
@@ -1374,19 +1379,39 @@ export class SqliteJournal implements Journal {
   #mode: { version: number; record: ModeRecord | undefined } | undefined;
 
   #readGrants(session: string): Grant[] {
-    return (this.#stmt.listGrants.all(session) as GrantRow[]).map(grantRecord);
+    return (this.#stmt.listGrants.all(session) as GrantRow[]).map(grantFromRow);
   }
 
   addGrant(grant: Grant): void {
     this.#grants = undefined;
+    const { prefix, covers } = grantColumns(grant);
     this.#write(() =>
       this.#stmt.addGrant.run(
         grant.scope === 'session' ? (grant.session ?? null) : null,
         grant.tool,
-        grant.prefix ? JSON.stringify(grant.prefix) : null,
+        prefix,
+        covers,
         grant.scope,
         grant.createdAt,
       ),
+    );
+  }
+
+  allGrants(): Grant[] {
+    return (this.#stmt.allGrants.all() as GrantRow[]).map(grantFromRow);
+  }
+
+  revokeGrant(id: number): boolean {
+    this.#grants = undefined; // this connection's next plan reads them again
+    return this.#write(() => this.#stmt.revokeGrant.run(id).changes) > 0;
+  }
+
+  revokeGrants(session?: string): number {
+    this.#grants = undefined;
+    return this.#write(() =>
+      session === undefined
+        ? this.#stmt.revokeAllGrants.run().changes
+        : this.#stmt.revokeSessionGrants.run(session).changes,
     );
   }
 

@@ -1,3 +1,4 @@
+import { grantedPrefixes, grantsCover } from '../approval/grant-coverage.js';
 import type { PolicyRule, ToolgateConfig } from '../config/config-schema.js';
 import type { CommandFacts } from '../core/command-facts.js';
 import type { Grant } from '../core/grant.js';
@@ -269,12 +270,7 @@ export class PolicyEngine {
         input.commandFacts,
         {
           // A granted sub-command counts as allowed, exactly as narrow as it was granted.
-          allow: [
-            ...(rc?.allow ?? []),
-            ...(input.grants ?? [])
-              .filter((g) => g.tool === tool.name && g.prefix)
-              .map((g) => (g.prefix ?? []).join(' ')),
-          ],
+          allow: [...(rc?.allow ?? []), ...grantedPrefixes(input.grants ?? [], tool.name)],
           deny: rc?.deny ?? [],
           ask: rc?.ask ?? [],
           autoAllowReadOnly: rc?.auto_allow_read_only ?? false,
@@ -317,9 +313,15 @@ export class PolicyEngine {
     // A rule that allows specific arguments is the user's standing approval for exactly those (DESIGN §3).
     // So is a command line whose every sub-command an allow rule covers (run_command).
     const shellAllowed = shell.action === 'allow';
-    // A tool-wide grant ("always allow write_file this session") for a tool without parsed commands.
+    // A grant covering this call: its files, its origin, its exact arguments (issue #30 §5).
     const toolGrant =
-      !input.commandFacts && (input.grants ?? []).some((g) => g.tool === tool.name && !g.prefix);
+      !input.commandFacts &&
+      grantsCover(input.grants ?? [], {
+        tool: tool.name,
+        args: input.args,
+        paths: input.paths,
+        ...(input.deletes ? { deletes: true } : {}),
+      });
     const standingApproval =
       shellAllowed || (ruleHit?.action === 'allow' && ruleHit.rule.conditions.length > 0);
 

@@ -1,5 +1,13 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -413,7 +421,14 @@ describe('a newcomer’s first hour (issue #12)', () => {
     const file = path.join(ws.dir(), '.toolgate', 'journal.db');
     mkdirSync(path.dirname(file), { recursive: true });
     const journal = SqliteJournal.open(file);
-    journal.addGrant({ tool: 'write_file', scope: 'project', createdAt: Date.now() });
+    // A grant as narrow as what was shown (issue #30 §5): this one file.
+    const g = path.join(realpathSync(ws.dir()), 'g.txt');
+    journal.addGrant({
+      tool: 'write_file',
+      covers: { kind: 'paths', paths: [g], shown: ['g.txt'] },
+      scope: 'project',
+      createdAt: Date.now(),
+    });
     journal.close();
     const [r] = JSON.parse(
       exec([{ id: '1', name: 'write_file', arguments: { path: 'g.txt', content: 'g' } }]).stdout,
@@ -423,7 +438,7 @@ describe('a newcomer’s first hour (issue #12)', () => {
     const shown = runCli(['journal', 'show', list[0].id], { cwd: ws.dir() }).stdout;
     expect(shown).toMatch(/decision: allow by grant \(always allow\) in the journal/);
     const explained = JSON.parse(
-      runCli(['policy', 'explain', 'write_file', '{"path":"h.txt","content":"h"}', '--json'], {
+      runCli(['policy', 'explain', 'write_file', '{"path":"g.txt","content":"h"}', '--json'], {
         cwd: ws.dir(),
       }).stdout,
     );

@@ -376,16 +376,18 @@ export function journalConformance(
 
     it('grants: session ones for their session, project ones for all; one added by another connection is seen at once', () => {
       const { journal, reopen } = make();
-      journal.addGrant({ tool: 'write_file', scope: 'session', session: 's1', createdAt: 1 });
+      const file = { kind: 'paths' as const, paths: ['/w/a.txt'], shown: ['a.txt'] };
+      journal.addGrant({ tool: 'write_file', covers: file, scope: 'session', session: 's1', createdAt: 1 });
       expect(journal.listGrants('s1').map((g) => g.tool)).toEqual(['write_file']);
       expect(journal.listGrants('s2')).toEqual([]);
       const other = reopen();
-      other.addGrant({ tool: 'run_command', prefix: ['git', 'status'], scope: 'project', createdAt: 2 });
+      const gitStatus = { kind: 'command' as const, prefix: ['git', 'status'] };
+      other.addGrant({ tool: 'run_command', covers: gitStatus, scope: 'project', createdAt: 2 });
       expect(journal.listGrants('s2')).toEqual([
-        { tool: 'run_command', prefix: ['git', 'status'], scope: 'project', createdAt: 2 },
+        { id: expect.any(Number), tool: 'run_command', covers: gitStatus, scope: 'project', createdAt: 2 },
       ]);
       expect(journal.listGrants('s1').map((g) => g.tool)).toEqual(['write_file', 'run_command']);
-      journal.addGrant({ tool: 'edit_file', scope: 'project', createdAt: 3 });
+      journal.addGrant({ tool: 'edit_file', covers: file, scope: 'project', createdAt: 3 });
       expect(other.listGrants('s9').map((g) => g.tool)).toEqual(['run_command', 'edit_file']);
     });
 

@@ -151,7 +151,13 @@ describe('journal reads on the call path', () => {
         for (const st of steps) {
           if (st.kind === 'mode') other.recordMode(st.mode, 'test', 'ops');
           else if (st.kind === 'grant')
-            other.addGrant({ tool: st.tool, scope: 'session', session: 's', createdAt: n++ });
+            other.addGrant({
+              tool: st.tool,
+              covers: { kind: 'origin', origin: 'https://example.com' },
+              scope: 'session',
+              session: 's',
+              createdAt: n++,
+            });
           else if (st.kind === 'unrelated') other.appendMessage('t', 'user', `m${n++}`);
           else if (st.kind === 'checkpoint') raw.pragma('wal_checkpoint(TRUNCATE)');
           else if (st.kind === 'own') j.appendMessage('u', 'user', `o${n++}`);

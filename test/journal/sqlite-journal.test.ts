@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { JournalError } from '../../src/journal/journal.js';
+import { SCHEMA_VERSION } from '../../src/journal/schema.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { orphanBatches } from '../helpers/orphan-batches.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -25,7 +26,7 @@ describe('SqliteJournal', () => {
       journalMode: 'wal',
       synchronous: 1,
       busyTimeoutMs: 5000,
-      schemaVersion: 13,
+      schemaVersion: SCHEMA_VERSION,
     });
     j.close();
   });

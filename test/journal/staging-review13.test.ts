@@ -19,6 +19,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import type { FinishedCall } from '../../src/journal/journal.js';
 import { thisProcess } from '../../src/journal/process-identity.js';
+import { SCHEMA_VERSION } from '../../src/journal/schema.js';
 import { SqliteJournal } from '../../src/journal/sqlite-journal.js';
 import { StagingFiles } from '../../src/journal/staging-files.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -149,6 +150,7 @@ describe('staging files, second review (issue #14 item 4)', () => {
     SqliteJournal.open(file).close();
     const db = new Database(file);
     db.exec('ALTER TABLE staged_files DROP COLUMN seen');
+    db.exec('ALTER TABLE grants DROP COLUMN covers'); // added by version 14, after 13
     db.pragma('user_version = 12');
     db.close();
     const j = SqliteJournal.open(file);
@@ -158,7 +160,7 @@ describe('staging files, second review (issue #14 item 4)', () => {
     reader.close();
     j.close();
     const check = new Database(file, { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(13);
+    expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect((check.pragma('table_info(staged_files)') as { name: string }[]).map((c) => c.name)).toContain(
       'seen',
     );

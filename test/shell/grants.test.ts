@@ -45,12 +45,13 @@ describe('grants: "always allow" with an explicit scope (issue #5)', () => {
     expect(await outcome(gate, 'run_command', { command: 'echo $(git push)' })).toBe('ask');
   });
 
-  it('a tool-wide grant covers later calls of that tool in the session only', async () => {
+  it('issue #30 §5: a file grant covers later calls of that tool on that file only, in the session', async () => {
     const root = makeTempDir('toolgate-grant-');
     const gate = createToolgate({ config, roots: [root], approver: always('session') });
     expect(await outcome(gate, 'write_file', { path: 'a.txt', content: 'x' })).toBe('ask');
     await gate.execute([{ id: '1', name: 'write_file', arguments: { path: 'a.txt', content: 'x' } }]);
-    expect(await outcome(gate, 'write_file', { path: 'b.txt', content: 'y' })).toBe('allow');
+    expect(await outcome(gate, 'write_file', { path: 'a.txt', content: 'other' })).toBe('allow');
+    expect(await outcome(gate, 'write_file', { path: 'b.txt', content: 'y' })).toBe('ask');
     expect(
       await outcome(gate, 'edit_file', { path: 'a.txt', edits: [{ target: 'x', replacement: 'y' }] }),
     ).toBe('ask');

@@ -111,6 +111,11 @@ const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE given_up_batches (id TEXT PRIMARY KEY, at BIGINT NOT NULL, worker TEXT);
   `,
+  // Grants as narrow as what was shown (issue #30 §5): what a non-command grant covers, as JSON.
+  // Older rows have neither this nor a prefix: tool-wide then, covering nothing now (grant-rows.ts).
+  `
+  ALTER TABLE grants ADD COLUMN covers TEXT;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,6 +5,7 @@ import type { ToolCall } from '../../core/tool-call.js';
 import type { ToolResult } from '../../core/tool-result.js';
 import type { ReadRecord } from '../../tools/fs/read-cache.js';
 import type { Todo } from '../../tools/todos/todo-store.js';
+import { type GrantRow, grantColumns, grantFromRow } from '../grant-rows.js';
 import {
   type ApprovalAnswer,
   type BatchRecord,
@@ -32,9 +33,7 @@ import {
   discardSettlement,
   type ExportRow,
   exportedCall,
-  type GrantRow,
   givenUpSettlement,
-  grantRecord,
   leaseLost,
   type ModeRow,
   modeRecord,
@@ -798,24 +797,46 @@ export class PostgresJournal implements Journal {
 
   listGrants(session: string): Grant[] {
     return this.#query<GrantRow>(
-      "SELECT tool, prefix, scope, session_id, created_at FROM grants WHERE scope = 'project' OR session_id = $1 ORDER BY id",
+      "SELECT id, tool, prefix, covers, scope, session_id, created_at FROM grants WHERE scope = 'project' OR session_id = $1 ORDER BY id",
       [session],
-    ).map(grantRecord);
+    ).map(grantFromRow);
   }
 
   addGrant(grant: Grant): void {
+    const { prefix, covers } = grantColumns(grant);
     this.#write([
       {
-        text: 'INSERT INTO grants (session_id, tool, prefix, scope, created_at) VALUES ($1, $2, $3, $4, $5)',
+        text: 'INSERT INTO grants (session_id, tool, prefix, covers, scope, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
         values: [
           grant.scope === 'session' ? (grant.session ?? null) : null,
           grant.tool,
-          grant.prefix ? JSON.stringify(grant.prefix) : null,
+          prefix,
+          covers,
           grant.scope,
           grant.createdAt,
         ],
       },
     ]);
+  }
+
+  allGrants(): Grant[] {
+    return this.#query<GrantRow>(
+      'SELECT id, tool, prefix, covers, scope, session_id, created_at FROM grants ORDER BY id',
+    ).map(grantFromRow);
+  }
+
+  revokeGrant(id: number): boolean {
+    const [r] = this.#write([{ text: 'DELETE FROM grants WHERE id = $1', values: [id] }]).slice(-1);
+    return (r?.rowCount ?? 0) > 0;
+  }
+
+  revokeGrants(session?: string): number {
+    const [r] = this.#write([
+      session === undefined
+        ? { text: 'DELETE FROM grants', values: [] }
+        : { text: "DELETE FROM grants WHERE scope = 'session' AND session_id = $1", values: [session] },
+    ]).slice(-1);
+    return r?.rowCount ?? 0;
   }
 
   countCallsSince(tool: string, since: number): number {
