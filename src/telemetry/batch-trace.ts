@@ -8,11 +8,20 @@ import {
 } from '@opentelemetry/api';
 import type { PlannedCall } from '../core/planned-call.js';
 import type { ToolResult } from '../core/tool-result.js';
+import { redactSecrets } from '../output/redact-secrets.js';
 import { boundedId } from './event-log.js';
 import { toolMetrics } from './tool-metrics.js';
 import { formatTraceparent } from './traceparent.js';
 
 const TRACER_NAME = 'toolgate';
+
+/** Telemetry is redacted (issue #30 §1): a session name is free text and may quote a secret. */
+function redacted(attributes: Attributes): Attributes {
+  const out: Attributes = {};
+  for (const [key, value] of Object.entries(attributes))
+    out[key] = typeof value === 'string' ? redactSecrets(value) : value;
+  return out;
+}
 
 /**
  * The spans of one batch (GenAI semantic conventions for tool execution): `toolgate.batch`, with
@@ -33,7 +42,9 @@ export class BatchTrace {
 
   /** Starts a batch's span under `parent`; undefined when nothing records it. */
   static start(parent: Context, attributes: Attributes): BatchTrace | undefined {
-    const span = trace.getTracer(TRACER_NAME).startSpan('toolgate.batch', { attributes }, parent);
+    const span = trace
+      .getTracer(TRACER_NAME)
+      .startSpan('toolgate.batch', { attributes: redacted(attributes) }, parent);
     if (!span.isRecording()) {
       span.end();
       return undefined;

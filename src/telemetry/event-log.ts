@@ -1,6 +1,7 @@
 import { type Span, trace } from '@opentelemetry/api';
 import type { PlannedCall } from '../core/planned-call.js';
 import type { ToolResult } from '../core/tool-result.js';
+import { redactSecrets } from '../output/redact-secrets.js';
 
 /**
  * Where toolgate's structured log lines go: pino's logger fits as it is (the CLI makes one), and
@@ -35,7 +36,23 @@ export function logEvent(
     context && trace.isSpanContextValid(context)
       ? { trace_id: context.traceId, span_id: context.spanId }
       : {};
-  logger[level]({ event, ...ids, ...fields }, event);
+  logger[level]({ event, ...ids, ...redactedFields(fields) }, event);
+}
+
+/**
+ * Redaction is for logs (issue #30 §1: never for what a person approves): a free-text field (a
+ * mode change's reason, a session name) may quote a secret, so every string is redacted here.
+ */
+function redactedFields(fields: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value !== 'string') continue;
+    const redacted = redactSecrets(value);
+    if (redacted === value) continue;
+    out ??= { ...fields };
+    out[key] = redacted;
+  }
+  return out ?? fields;
 }
 
 /** What a call's log lines have in common. */
@@ -59,8 +76,8 @@ export function resultFields(result: ToolResult): Record<string, unknown> {
   };
 }
 
-/** A call id as logged: ids come from the model or its provider; long ones are cut. */
+/** A call id as logged and traced: ids come from the model or its provider; long ones are cut, secrets redacted. */
 export function boundedId(id: unknown): string {
-  const text = typeof id === 'string' ? id : String(id);
+  const text = redactSecrets(typeof id === 'string' ? id : String(id));
   return text.length <= 64 ? text : `${text.slice(0, 61)}...`;
 }
