@@ -4,6 +4,7 @@ import { serve } from '@hono/node-server';
 import { createConsoleApp } from '../console/console-app.js';
 import { checkRequestOrigin, isLoopback, parseListen } from './http-guard.js';
 import { openProjectGate } from './mode-command.js';
+import { refuseOtherUser } from './peer-owner.js';
 import { UsageError } from './usage-error.js';
 
 export interface ServeOptions {
@@ -35,17 +36,22 @@ export async function runServe(options: ServeOptions, out: NodeJS.WritableStream
   // The mode as every process on the journal sees it (the config's, unless one was set at run time).
   const { gate, journal } = openProjectGate(options);
   let bound = port;
-  const { app } = createConsoleApp({
+  const { app, oneTimeCode } = createConsoleApp({
     journal,
     mode: () => {
       const now = gate.governanceMode();
       return { mode: now.mode, ...(now.record ? { record: now.record } : {}) };
     },
     checkOrigin: (headers) => checkRequestOrigin(headers, loopback, bound),
+    // Another OS user of this machine reaches 127.0.0.1 too: refused where the OS tells (Linux).
+    checkPeer: refuseOtherUser,
     token,
-    answeredBy: `console@${os.hostname()}`,
+    answeredVia: `console@${os.hostname()}`,
+    ownerName: os.userInfo().username,
   });
   const server = serve({ fetch: app.fetch, hostname: host, port });
+  // The verdict is taken while the client's socket surely exists (peer-owner.ts), then per request.
+  server.on('connection', (socket) => refuseOtherUser(socket));
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -54,8 +60,10 @@ export async function runServe(options: ServeOptions, out: NodeJS.WritableStream
   bound = typeof address === 'object' && address ? address.port : port;
   const shown = host.includes(':') ? `[${host}]` : host;
   const base = `http://${shown}:${bound}`;
+  // The token is never put in an address (it would stay in the browser's history): a code that
+  // signs in once, or the sign-in form.
   out.write(
-    `toolgate console on ${base}/ (journal ${journal.location})\n${given ? `sign in at ${base}/login?token=… (TOOLGATE_CONSOLE_TOKEN)` : `open ${base}/login?token=${token}`}\n`,
+    `toolgate console on ${base}/ (journal ${journal.location})\nopen ${base}/login?code=${oneTimeCode()} (signs in once), or sign in at ${base}/login with ${given ? 'TOOLGATE_CONSOLE_TOKEN' : `the token ${token}`}\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

@@ -1,10 +1,29 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { Hono } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { type Context, Hono } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
+import { previewHash } from '../core/preview-hash.js';
 import type { GovernanceMode } from '../core/tier.js';
 import type { Journal, ModeRecord } from '../journal/journal.js';
-import { approvalsPage, batchesPage, batchPage, esc, page } from './console-html.js';
+import {
+  approvalCard,
+  approvalsShell,
+  batchesPage,
+  batchPage,
+  esc,
+  loginForm,
+  page,
+  signedInPage,
+} from './console-html.js';
+import { LIVE_SCRIPT } from './console-live.js';
+import {
+  type ConsoleSession,
+  ConsoleSessions,
+  checkName,
+  SESSION_MS,
+  sameSecret,
+} from './console-sessions.js';
 
 export interface ConsoleSettings {
   journal: Journal;
@@ -12,121 +31,224 @@ export interface ConsoleSettings {
   mode: () => { mode: GovernanceMode; record?: ModeRecord };
   /** Refuses a request a web page could have sent (Host and Origin; see http-guard.ts), or undefined. */
   checkOrigin: (headers: { host?: string; origin?: string }) => string | undefined;
-  /** Off loopback: the token a browser must present (cookie, set by /login, or a bearer header). */
-  token?: string;
-  /** Whose answers these are, for the audit trail (`console@host`). */
-  answeredBy: string;
+  /**
+   * Refuses a connection from another OS user of this machine (peer-owner.ts), or undefined. A
+   * request that came over no socket is refused.
+   */
+  checkPeer: (socket: Socket) => string | undefined;
+  /** The console's token: signs a browser in (POST /login), or a script in (`Authorization: Bearer`). */
+  token: string;
+  /** Where answers come from, recorded after the person's name (`console@host`). */
+  answeredVia: string;
+  /** The name a one-time code signs in, and the sign-in form's default (the OS user serving). */
+  ownerName: string;
   /** How often the live feed looks for changes when the journal cannot say (SQLite). */
   pollMs?: number;
 }
 
 const COOKIE = 'toolgate_console';
-const digest = (s: string) => createHash('sha256').update(s).digest();
-const same = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
+/** The session's second half, which only the console's own page holds (console-sessions.ts). */
+const KEY_HEADER = 'x-toolgate-key';
+
+type Who = { session: ConsoleSession } | { bearer: true };
+type Env = { Bindings: { incoming?: IncomingMessage }; Variables: { who: Who } };
 
 /**
- * The web console (issue #17 §4) as a hono app: waiting approvals with their whole preview and
- * approve / deny / always buttons; sessions → batches → calls; live updates by server-sent events;
- * the governance mode. Every request's Host and Origin are checked (no DNS rebinding, no other
- * site's page driving it); every form carries this process's CSRF token; off loopback a token is
- * needed as well. Answers go into the journal, where the waiting worker picks them up.
+ * The web console (issue #17 §4, issue #30 §4 and §7) as a hono app: waiting approvals with their
+ * whole, exact preview and approve / always / deny buttons, kept up to date in place; sessions →
+ * batches → calls; the governance mode. Every request is refused from another OS user of this
+ * machine, and unless its Host and Origin are this console's. A browser signs in with the token
+ * in a POST form or a one-time code and holds a random session from then on, never the token.
+ * Answers name the person and carry the batch, the call id and the hash of the preview shown; the
+ * console records an answer only for the call that is waiting with exactly that preview.
  */
-export function createConsoleApp(settings: ConsoleSettings): { app: Hono; csrf: string } {
+export function createConsoleApp(settings: ConsoleSettings): {
+  app: Hono<Env>;
+  /** A code that signs in once (`/login?code=…`), for the address `toolgate serve` prints. */
+  oneTimeCode: () => string;
+} {
   const { journal } = settings;
-  const csrf = createHash('sha256')
-    .update(crypto.getRandomValues(new Uint8Array(32)))
-    .digest('hex');
-  const app = new Hono();
+  const sessions = new ConsoleSessions();
+  const app = new Hono<Env>();
 
   app.use('*', async (c, next) => {
+    const socket = c.env?.incoming?.socket;
+    const peer = socket
+      ? settings.checkPeer(socket)
+      : 'connect over TCP (this request came over no connection)';
+    if (peer) return c.text(`refused: ${peer}`, 403);
     const host = c.req.header('host');
     const origin = c.req.header('origin');
     const problem = settings.checkOrigin({ ...(host ? { host } : {}), ...(origin ? { origin } : {}) });
     if (problem) return c.text(`refused: ${problem}`, 403);
-    if (settings.token !== undefined && c.req.path !== '/login') {
-      const bearer = c.req.header('authorization');
-      const cookie = getCookie(c, COOKIE);
-      const ok =
-        (bearer !== undefined && same(bearer, `Bearer ${settings.token}`)) ||
-        (cookie !== undefined && same(cookie, settings.token));
-      if (!ok) return c.text('refused: this console needs its token (open /login?token=…)', 401);
-    }
     c.header('X-Frame-Options', 'DENY');
+    c.header('Cache-Control', 'no-store');
     c.header(
       'Content-Security-Policy',
       "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'",
     );
     // same-origin, not no-referrer: with no-referrer a browser sends `Origin: null` on its own form posts.
     c.header('Referrer-Policy', 'same-origin');
+    if (c.req.path === '/login') return await next();
+    const bearer = c.req.header('authorization');
+    if (bearer !== undefined && sameSecret(bearer, `Bearer ${settings.token}`)) {
+      c.set('who', { bearer: true });
+      return await next();
+    }
+    const id = getCookie(c, COOKIE);
+    // The approvals and answers need the session's key as well: the cookie alone reaches every
+    // server on this host the browser visits (cookies ignore the port).
+    const session = c.req.path.startsWith('/api/')
+      ? sessions.getWithKey(id, c.req.header(KEY_HEADER))
+      : sessions.get(id);
+    if (!session) {
+      if (c.req.method === 'GET' && !c.req.path.startsWith('/api/') && c.req.path !== '/events')
+        return c.redirect('/login', 303);
+      return c.json({ error: 'sign in at /login (this console needs a sign-in, or its token)' }, 401);
+    }
+    c.set('who', { session });
     return await next();
   });
 
-  // Off loopback: the token once in the address, then an HttpOnly, SameSite=Strict cookie.
+  const signIn = (c: Context<Env>, name: string) => {
+    const session = sessions.create(name);
+    setCookie(c, COOKIE, session.id, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      maxAge: Math.floor(SESSION_MS / 1000),
+    });
+    // The sign-in address (with its used code) is not sent on to anywhere.
+    c.header('Referrer-Policy', 'no-referrer');
+    return c.html(signedInPage(session.key));
+  };
+  const header = (c: Context<Env>) => {
+    const who = c.get('who');
+    return {
+      mode: settings.mode(),
+      ...(who && 'session' in who ? { signedInAs: who.session.name } : {}),
+    };
+  };
+  const render = (c: Context<Env>, title: string, body: string, script = '') =>
+    page(title, header(c), body, script);
+
+  // Sign-in never puts the token in an address: a POST form, or a code that works once.
   app.get('/login', (c) => {
-    const given = c.req.query('token') ?? '';
-    if (settings.token === undefined || !same(given, settings.token))
-      return c.text('refused: wrong token', 401);
-    setCookie(c, COOKIE, settings.token, { httpOnly: true, sameSite: 'Strict', path: '/' });
-    return c.redirect('/', 303);
+    const code = c.req.query('code');
+    const problem =
+      code === undefined
+        ? undefined
+        : 'That sign-in address was used already (it works once): sign in with the token.';
+    if (code !== undefined) {
+      const name = sessions.redeem(code);
+      if (name !== undefined) return signIn(c, name);
+    }
+    const body = loginForm(settings.ownerName, problem);
+    return c.html(page('Sign in', { mode: settings.mode() }, body), code === undefined ? 200 : 401);
+  });
+  app.post('/login', async (c) => {
+    const form = await c.req.parseBody();
+    const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+    const name = checkName(field('name'));
+    const again = (problem: string) =>
+      c.html(page('Sign in', { mode: settings.mode() }, loginForm(field('name'), problem)), 401);
+    if (!sameSecret(field('token'), settings.token)) return again('Wrong token: give the console token.');
+    if ('problem' in name) return again(name.problem);
+    return signIn(c, name.name);
+  });
+  app.post('/logout', (c) => {
+    sessions.end(getCookie(c, COOKIE));
+    deleteCookie(c, COOKIE, { path: '/' });
+    return c.redirect('/login', 303);
   });
 
-  const render = (title: string, body: string) => page(title, settings.mode(), body);
-
-  app.get('/', (c) =>
-    c.html(render('Waiting for an answer', approvalsPage(journal.pendingApprovals(), csrf))),
-  );
-  app.get('/batches', (c) => c.html(render('Batches', batchesPage(journal.recentBatches(100)))));
+  app.get('/', (c) => c.html(render(c, 'Waiting for an answer', approvalsShell(), LIVE_SCRIPT)));
+  app.get('/api/approvals', (c) => c.json({ approvals: journal.pendingApprovals().map(approvalCard) }));
+  app.get('/batches', (c) => c.html(render(c, 'Batches', batchesPage(journal.recentBatches(100)))));
   app.get('/sessions/:id', (c) => {
     const session = c.req.param('id');
     const batches = journal.recentBatches(2000).filter((b) => b.session === session);
-    return c.html(render(`Session ${session}`, batchesPage(batches)));
+    return c.html(render(c, `Session ${session}`, batchesPage(batches)));
   });
   app.get('/batches/:id', (c) => {
     const batch = journal.batch(c.req.param('id'));
-    if (!batch) return c.html(render('No such batch', `<p>No batch ${esc(c.req.param('id'))}.</p>`), 404);
-    return c.html(render(`Batch ${batch.id.slice(0, 8)}`, batchPage(batch)));
+    if (!batch) return c.html(render(c, 'No such batch', `<p>No batch ${esc(c.req.param('id'))}.</p>`), 404);
+    return c.html(
+      render(c, `Batch ${batch.id.slice(0, 8)}`, batchPage(batch, journal.approvalAnswers(batch.id))),
+    );
   });
 
-  const answer = (approved: boolean) =>
-    app.post(`/approvals/${approved ? 'approve' : 'deny'}`, async (c) => {
-      const form = await c.req.parseBody();
-      const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
-      if (!same(field('csrf'), csrf)) return c.text('refused: the form is not from this console (CSRF)', 403);
-      const index = Number(field('index'));
-      const always = field('always');
-      const reason = field('reason').trim();
-      if (!approved && !reason) return c.text('a denial needs a reason (the model reads it)', 400);
-      if (!Number.isSafeInteger(index) || index < 0) return c.text('bad call index', 400);
-      const recorded = journal.answerApproval({
-        batchId: field('batch'),
-        index,
-        approved,
-        ...(approved && (always === 'session' || always === 'project') ? { scope: always } : {}),
-        ...(!approved ? { reason } : {}),
-        preview: field('preview'),
-        by: settings.answeredBy,
-      });
-      if (!recorded)
-        return c.html(
-          render(
-            'Not recorded',
-            '<p>That call is not waiting any more (someone answered it, or its batch moved on).</p><p><a href="/">Back</a></p>',
-          ),
-          409,
-        );
-      return c.redirect('/', 303);
-    });
-  answer(true);
-  answer(false);
+  // An answer: recorded only for the call waiting at that batch and index with that call id and
+  // exactly the preview the person was shown; with the person's name.
+  app.post('/api/answer', async (c) => {
+    if (!(c.req.header('content-type') ?? '').startsWith('application/json'))
+      return c.json({ error: 'send the answer as application/json' }, 415);
+    let body: Record<string, unknown>;
+    try {
+      const parsed: unknown = await c.req.json();
+      if (typeof parsed !== 'object' || parsed === null) throw new Error('not an object');
+      body = parsed as Record<string, unknown>;
+    } catch {
+      return c.json({ error: 'send the answer as a JSON object' }, 400);
+    }
+    const text = (k: string) => (typeof body[k] === 'string' ? (body[k] as string) : '');
+    const who = c.get('who');
+    let name: string;
+    if ('session' in who) name = who.session.name;
+    else {
+      const given = checkName(text('name'));
+      if ('problem' in given) return c.json({ error: `${given.problem} (send it as "name")` }, 400);
+      name = given.name;
+    }
+    const approved = body.approved;
+    if (typeof approved !== 'boolean') return c.json({ error: 'say "approved": true or false' }, 400);
+    const index = body.index;
+    if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0)
+      return c.json({ error: 'give the call\'s "index" (a whole number from 0)' }, 400);
+    const always = text('always');
+    if (always !== '' && always !== 'session' && always !== 'project')
+      return c.json({ error: '"always" is session or project, or left out' }, 400);
+    const reason = text('reason').trim();
+    if (!approved && !reason) return c.json({ error: 'give a reason to deny (the model reads it)' }, 400);
 
-  // Live updates: `changed` whenever what the pages show may have moved.
+    const waiting = journal
+      .pendingApprovals()
+      .find((p) => p.batchId === text('batchId') && p.index === index);
+    if (!waiting)
+      return c.json(
+        { error: 'that call is not waiting any more (someone answered it, or its batch moved on)' },
+        409,
+      );
+    if (waiting.request.callId !== text('callId') || previewHash(waiting.request) !== text('preview'))
+      return c.json(
+        {
+          error:
+            'look at the call again and answer what is shown now: the call waiting there is not the one (or not the preview) you answered',
+        },
+        409,
+      );
+    const by = `${name} via ${settings.answeredVia}`;
+    const recorded = journal.answerApproval({
+      batchId: waiting.batchId,
+      index,
+      approved,
+      ...(approved && always ? { scope: always } : {}),
+      ...(!approved ? { reason } : {}),
+      preview: previewHash(waiting.request),
+      by,
+    });
+    if (!recorded) return c.json({ error: 'that call was answered by someone else meanwhile' }, 409);
+    return c.json({ ok: true, by });
+  });
+
+  // Live updates: `changed` whenever what the pages show may have moved (the page then asks).
   app.get('/events', (c) =>
     streamSSE(c, async (stream) => {
       const abort = new AbortController();
       stream.onAbort(() => abort.abort());
       const fingerprint = () =>
         JSON.stringify([
-          journal.pendingApprovals().map((p) => [p.batchId, p.index]),
+          journal.pendingApprovals().map((p) => [p.batchId, p.index, previewHash(p.request)]),
           journal.recentBatches(20).map((b) => [b.id, b.status, b.calls]),
           settings.mode().mode,
         ]);
@@ -143,5 +265,5 @@ export function createConsoleApp(settings: ConsoleSettings): { app: Hono; csrf: 
       }
     }),
   );
-  return { app, csrf };
+  return { app, oneTimeCode: () => sessions.oneTimeCode(settings.ownerName) };
 }
