@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandFacts, SimpleCommand } from '../core/command-facts.js';
+import { namesOwnState, ownStateRefusal } from '../policy/own-state-refusal.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { gitSafetyEnv, withGitSafety } from '../tools/git/git-safety-env.js';
 import { treeRead } from './tree-reads.js';
@@ -22,17 +23,6 @@ export interface CommandArgChecks {
 
 /** Programs whose arguments are only printed or compared, never opened: run-time values are fine. */
 const NO_PATH_ARGUMENTS = new Set(['echo', 'printf', 'true', 'false', ':', 'test', '[']);
-
-/**
- * toolgate's own state named inside a word, where no path check sees it: `file:.toolgate/memory.db?mode=ro`,
- * `ATTACH '.toolgate/memory.db'` in an SQL argument, `--db=x/.toolgate/journal.db`.
- */
-const NAMES_OWN_STATE = /(?:^|[^\w.-])(?:\.toolgate|toolgate\.toml)(?![\w.-])|toolgate\/\.?trusted\.json/;
-
-/** Why a command naming toolgate's own state is refused (issue #30 §10), the way out first. */
-function ownStateRefusal(arg: string): string {
-  return `use the memory tools (memory_search, memory_save …) for memory and toolgate's own commands (toolgate journal, toolgate approvals) for the journal: "${arg}" names toolgate's own configuration or state (journal, memory, trust store), which no command is given, whoever approves`;
-}
 
 /**
  * The parts of an argument a program may take as a path: the word; the value of `--opt=value`;
@@ -70,10 +60,11 @@ export function checkCommandArgs(facts: CommandFacts, checks: CommandArgChecks):
         problems.push('an argument known only at run time');
         continue;
       }
-      if (NAMES_OWN_STATE.test(arg)) refusals.push(ownStateRefusal(arg));
+      if (namesOwnState(arg)) refusals.push(ownStateRefusal(`"${arg}"`));
       for (const candidate of pathParts(arg)) {
         if (candidate === '') continue;
-        if (checks.sandbox.ownStatePath(candidate, checks.cwd)) refusals.push(ownStateRefusal(candidate));
+        if (checks.sandbox.ownStatePath(candidate, checks.cwd))
+          refusals.push(ownStateRefusal(`"${candidate}"`));
         const problem = checks.sandbox.commandPathProblem(candidate, checks.cwd);
         if (problem) problems.push(problem);
       }

@@ -4,6 +4,7 @@ import type { ResolvedPath } from '../sandbox/sandbox.js';
 import { evaluateConditions } from './evaluate-conditions.js';
 import { gitCommandView } from './git-global-options.js';
 import { gitOptionNeedingName } from './git-named-options.js';
+import { namesOwnState, ownStateRefusal } from './own-state-refusal.js';
 import type { PatternCache } from './pattern-cache.js';
 import { checkProgramFlags, isReadOnlyCommand } from './read-only-commands.js';
 
@@ -117,6 +118,18 @@ export function judgeShell(
   paths: readonly ResolvedPath[],
   patterns?: PatternCache,
 ): ShellVerdict {
+  // The whole line, so a redirection or a here-document naming toolgate's state is refused too
+  // (a sub-command's own refusal, below, says more precisely where).
+  if (
+    typeof args.command === 'string' &&
+    namesOwnState(args.command) &&
+    !facts.commands.some((cmd) => cmd.refusals?.length)
+  )
+    return {
+      action: 'deny',
+      reason: ownStateRefusal('the command line'),
+      rule: "sandbox (toolgate's own state)",
+    };
   // Conditions see the command's text; deny and ask conditions also see a git command as its
   // subcommand runs, without global options (`git -P commit` as `git commit`).
   const texts = (cmd: SimpleCommand, action: PolicyRule['action']) => {

@@ -237,7 +237,7 @@ describe('issue #30 §10: an explicit path to toolgate’s own state is refused 
       roots: [root],
       approver: async (requests) => {
         asked.push([...requests]);
-        return requests.map(() => ({ approved: true }));
+        return { kind: 'approve_all' };
       },
     });
   beforeAll(() => {
@@ -260,6 +260,9 @@ describe('issue #30 §10: an explicit path to toolgate’s own state is refused 
     'cp toolgate.toml copy.toml',
     'bash -c "cat .toolgate/memory.db"',
     'env FOO=1 cat .toolgate/journal.db',
+    ': > .toolgate/memory.db',
+    'sqlite3 <<EOF\nATTACH DATABASE ".toolgate/memory.db" AS m;\nSELECT * FROM m.entries;\nEOF',
+    'echo "SELECT * FROM entries" | sqlite3 ./.toolgate/memory.db',
   ])('%s', async (command) => {
     asked.length = 0;
     const g = gate();
@@ -278,7 +281,7 @@ describe('issue #30 §10: an explicit path to toolgate’s own state is refused 
       roots: [root],
       approver: async (requests) => {
         asked.push([...requests]);
-        return requests.map(() => ({ approved: true }));
+        return { kind: 'approve_all' };
       },
     });
     asked.length = 0;
