@@ -82,7 +82,16 @@ export async function copyFromVault(
   vault: Sandbox,
   destination: ResolvedPath,
   workspace: Sandbox,
-  options: { overwrite: boolean; limits: CopyLimits; signal: AbortSignal },
+  options: {
+    overwrite: boolean;
+    limits: CopyLimits;
+    signal: AbortSignal;
+    /**
+     * Judges a path the copy would create, relative to the destination (`a/b.txt`): throws the
+     * workspace sandbox's refusal (a denied pattern, git internals, a gitfile, toolgate's own files).
+     */
+    judge: (relative: string) => void;
+  },
 ): Promise<CopyOutcome> {
   if (destination.relative === '.')
     throw new ToolError('BadArgs', 'the destination is a root itself; name a new file or directory in it');
@@ -90,6 +99,22 @@ export async function copyFromVault(
     throw mapFsError(error, source.relative);
   });
   const budget = new Budget(options.limits, options.signal);
+  if (pre.isDirectory()) {
+    // Every path the tree would create is judged before anything is written, the destination's
+    // parents included (issue #30 §11): the destination passing says nothing of the `config` that
+    // would land in `X/.git/modules/m/`.
+    const look = await openForRead(source, vault, 'directory');
+    try {
+      await judgeTree(look.handle, '', {
+        source,
+        vault,
+        judge: judgeWhole(options.judge),
+        room: { left: options.limits.maxFiles + 1 },
+      });
+    } finally {
+      await look.handle.close();
+    }
+  }
   const parent = openDirectoryChain(workspace, path.dirname(destination.absolute), {
     create: true,
     relative: destination.relative,
@@ -120,6 +145,8 @@ export async function copyFromVault(
             files,
             skipped,
             intoRoot: path.join(path.dirname(destination.absolute), path.basename(tempPath)),
+            // Judged again as copied: a tree changed since the first look is still refused whole.
+            judge: judgeWhole(options.judge),
           });
         } finally {
           await into.close();
@@ -190,6 +217,56 @@ interface Walk {
   budget: Budget;
   files: CopiedFile[];
   skipped: string[];
+  judge: (relative: string) => void;
+}
+
+/** The judge, its refusal said as the refusal of the whole copy. */
+function judgeWhole(judge: (relative: string) => void): (relative: string) => void {
+  return (relative) => {
+    try {
+      judge(relative);
+    } catch (error) {
+      if (!ToolError.isInstance(error)) throw error;
+      throw new ToolError(
+        error.type,
+        `copy another part of the tree, or to another destination; nothing was copied: ${error.message}`,
+        error.metadata,
+      );
+    }
+  };
+}
+
+/**
+ * Walks the tree as `copyTree` will (by descriptor, links never followed, the vault's denied
+ * entries left out) and judges each path it would create, up to the file cap; writes nothing.
+ */
+async function judgeTree(
+  from: FileHandle,
+  rel: string,
+  walk: Pick<Walk, 'source' | 'vault' | 'judge'> & { room: { left: number } },
+): Promise<void> {
+  const fromPath = throughFd(from, rel ? path.join(walk.source.absolute, rel) : walk.source.absolute);
+  for (const entry of await readdir(fromPath, { withFileTypes: true })) {
+    const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+    const inVault = walk.source.relative === '.' ? childRel : `${walk.source.relative}/${childRel}`;
+    if (walk.vault.isDeniedEntry(inVault, path.join(walk.source.absolute, childRel))) continue;
+    if (!entry.isDirectory() && !entry.isFile()) continue;
+    // Past the file cap the copy fails anyway; copyTree judges each entry before writing it.
+    if (--walk.room.left < 0) return;
+    walk.judge(childRel);
+    if (!entry.isDirectory() || childRel.split('/').length > MAX_TREE_DEPTH) continue;
+    let sub: FileHandle;
+    try {
+      sub = await open(`${fromPath}/${entry.name}`, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    } catch {
+      continue; // changed into a link or a file: copyTree skips or judges it again
+    }
+    try {
+      await judgeTree(sub, childRel, walk);
+    } finally {
+      await sub.close();
+    }
+  }
 }
 
 /**
@@ -213,6 +290,7 @@ async function copyTree(
       walk.skipped.push(`${childRel} (denied)`);
       continue;
     }
+    if (entry.isDirectory() || entry.isFile()) walk.judge(childRel);
     if (entry.isDirectory()) {
       if (childRel.split('/').length > MAX_TREE_DEPTH)
         throw new ToolError(

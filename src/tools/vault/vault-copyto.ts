@@ -96,6 +96,8 @@ export function createVaultCopyTool(settings: VaultSettings) {
         overwrite: a.overwrite,
         limits: { maxBytes: settings.maxBytes, maxFiles: settings.maxFiles },
         signal: ctx.signal,
+        // Each path the copy creates is judged as if a tool wrote it there (issue #30 §11).
+        judge: (relative) => ctx.sandbox.resolve(path.posix.join(a.destination, relative)),
       });
       const what =
         outcome.kind === 'file'
