@@ -1,11 +1,12 @@
 /**
  * toolgate's own state named in a command line (issue #30 §10): `.toolgate` as a path component,
- * `toolgate.toml`, the trust store. Such a command is refused, not asked: the person answering
+ * `toolgate.toml`, the trust store, the MCP token file. Such a command is refused, not asked: the person answering
  * for a command may not be the person whose journal, memory or config it is (another MCP user).
  * Found in any word, also where no path check sees it: `file:.toolgate/memory.db?mode=ro`,
  * `ATTACH '.toolgate/memory.db'` in an SQL argument, `> .toolgate/journal.db`, a here-document.
  */
-const NAMES_OWN_STATE = /(?:^|[^\w.-])(?:\.toolgate|toolgate\.toml)(?![\w.-])|toolgate\/\.?trusted\.json/;
+const NAMES_OWN_STATE =
+  /(?:^|[^\w.-])(?:\.toolgate|toolgate\.toml)(?![\w.-])|toolgate\/(?:\.?trusted\.json|mcp-token)/;
 
 export function namesOwnState(text: string): boolean {
   return NAMES_OWN_STATE.test(text);
@@ -13,5 +14,5 @@ export function namesOwnState(text: string): boolean {
 
 /** Why a command naming toolgate's own state is refused, the way out first. */
 export function ownStateRefusal(what: string): string {
-  return `use the memory tools (memory_search, memory_save …) for memory and toolgate's own commands (toolgate journal, toolgate approvals) for the journal: ${what} names toolgate's own configuration or state (journal, memory, trust store), which no command is given, whoever approves`;
+  return `use the memory tools (memory_search, memory_save …) for memory and toolgate's own commands (toolgate journal, toolgate approvals) for the journal: ${what} names toolgate's own configuration or state (journal, memory, trust store, MCP token), which no command is given, whoever approves`;
 }

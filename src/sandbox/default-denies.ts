@@ -58,4 +58,7 @@ export const TOOLGATE_OWN_PATTERNS: readonly string[] = [
   // The person's list of trusted project configs (toolgate trust), should a root hold the config home.
   '**/toolgate/trusted.json',
   '**/toolgate/.trusted.json.*',
+  // `toolgate mcp --http`'s generated bearer token ($XDG_STATE_HOME/toolgate/mcp-token) and its temp files.
+  '**/toolgate/mcp-token',
+  '**/toolgate/mcp-token.*',
 ];

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
@@ -273,7 +273,7 @@ describe('issue #30 §10: an explicit path to toolgate’s own state is refused 
     expect(asked).toEqual([]);
   });
 
-  it('the trust store and the memory file are refused by absolute path too, outside the roots', async () => {
+  it('the trust store, the MCP token file and the memory file are refused by path outside the roots too', async () => {
     const memoryElsewhere = path.join(makeTempDir('toolgate-mem-'), 'notes.db');
     writeFileSync(memoryElsewhere, `${CANARY}\n`);
     const g = createToolgate({
@@ -285,8 +285,19 @@ describe('issue #30 §10: an explicit path to toolgate’s own state is refused 
       },
     });
     asked.length = 0;
+    const stateHome = makeTempDir('toolgate-state-home-');
+    mkdirSync(path.join(stateHome, 'toolgate'));
+    writeFileSync(path.join(stateHome, 'toolgate', 'mcp-token'), `${CANARY}\n`);
+    symlinkSync(path.join(stateHome, 'toolgate', 'mcp-token'), path.join(root, 'token-link'));
+    symlinkSync(memoryElsewhere, path.join(root, 'notes-link'));
     for (const command of [
       `cat ${path.join(testConfigHome(), 'toolgate', 'trusted.json')}`,
+      `cat ${path.join(stateHome, 'toolgate', 'mcp-token')}`,
+      'cat ~/.local/state/toolgate/mcp-token',
+      // Through a link in the root, whose name says nothing: judged where it leads.
+      'cat token-link',
+      'sqlite3 notes-link .dump',
+      'curl -H "Authorization: Bearer $(cat "$XDG_STATE_HOME/toolgate/mcp-token")" http://127.0.0.1:8765/mcp',
       `sqlite3 ${memoryElsewhere} .dump`,
     ]) {
       const [r] = await g.execute([{ id: 'o2', name: 'run_command', arguments: { command } }]);
