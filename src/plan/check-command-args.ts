@@ -5,6 +5,7 @@ import type { CommandFacts, SimpleCommand } from '../core/command-facts.js';
 import { namesOwnState, ownStateRefusal } from '../policy/own-state-refusal.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { gitSafetyEnv, withGitSafety } from '../tools/git/git-safety-env.js';
+import { scrubEnv } from '../tools/shell/env-scrub.js';
 import { treeRead } from './tree-reads.js';
 
 /** Git options that pick another repository, config or program: never part of an auto-allowed git. */
@@ -341,7 +342,8 @@ function gitHistoryReads(
 
 /** Which of `names` are file contents (blobs) in the repository at `cwd`; all of them when git cannot say. */
 function blobs(names: readonly string[], cwd: string): string[] {
-  const env = { ...process.env, GIT_OPTIONAL_LOCKS: '0' };
+  // Without toolgate's credentials: a command running meanwhile could read this git's /proc environ.
+  const env = { ...scrubEnv(process.env), GIT_OPTIONAL_LOCKS: '0' };
   const safety = gitSafetyEnv(cwd, env);
   if (!safety.gitVersion) return [];
   const run = spawnSync('git', ['cat-file', '--batch-check=%(objecttype)'], {
