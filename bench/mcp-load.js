@@ -10,6 +10,7 @@
 // session's own file returns its last write, a grep finds its 10 files), errors counted, and after
 // the server stops every call is in the journal with its result and no batch is left incomplete.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,10 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+/** `mcp --http` needs a bearer token on loopback too (issue #30 §6). */
+const BENCH_TOKEN = randomBytes(24).toString('hex');
+
 import { SqliteJournal } from '../dist/journal/sqlite-journal.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -301,6 +306,7 @@ function startToolgate(root) {
     ],
     {
       cwd: root,
+      env: { ...process.env, TOOLGATE_MCP_TOKEN: BENCH_TOKEN },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
@@ -358,7 +364,9 @@ async function runToolgate(root, sessions, calls) {
   const clients = await Promise.all(
     Array.from({ length: sessions }, async () => {
       const client = new Client({ name: 'load', version: '1' });
-      const transport = new StreamableHTTPClientTransport(url);
+      const transport = new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { authorization: `Bearer ${BENCH_TOKEN}` } },
+      });
       transports.push(transport);
       await client.connect(transport);
       return client;

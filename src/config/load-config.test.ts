@@ -36,6 +36,22 @@ describe('config', () => {
     });
   });
 
+  it('issue #30 §12: a governance path pattern that cannot be honoured is refused with its key and line', () => {
+    const e = errorOf(
+      ['[tools.governance.tools.read_file]', 'forbidden_paths = ["~/.ssh/**", "$SECRETS/**"]'].join('\n'),
+    );
+    expect(e.key).toBe('tools.governance.tools.read_file.forbidden_paths.1');
+    expect(e.line).toBe(2);
+    expect(e.message).toContain('only $HOME is expanded');
+    // Home and absolute patterns are honoured, so accepted.
+    expect(() =>
+      parseConfigText(
+        '[tools.governance.tools.read_file]\nforbidden_paths = ["~/.ssh/**", "/etc/**", "$HOME/x"]',
+        't',
+      ),
+    ).not.toThrow();
+  });
+
   it('reads the seed 000 §6 keys', () => {
     const c = parseConfigText(
       `[tools]\nmode = "parse_only"\nallow_parallel = true\nmax_tool_calls_per_batch = 3\n\n[tools.approval]\nmode = "deny"\nallowlist = ["read_file"]\n\n[tools.output]\nmax_bytes = 500\n`,

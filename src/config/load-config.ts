@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
+import { governancePathProblems } from '../policy/governance-paths.js';
 import { configSchema, type ToolgateConfig } from './config-schema.js';
 import { locateKey } from './locate-key.js';
 
@@ -43,6 +44,15 @@ export function validateConfig(value: unknown, file = '(inline config)', text = 
     throw new ConfigError(file, text ? locateKey(text, keyPath) : undefined, key, problem);
   }
   checkRegexes(parsed.data, file, text);
+  // A path rule that can never match would fail open in forbidden_paths (issue #30 §12).
+  const [bad] = governancePathProblems(parsed.data.tools.governance.tools);
+  if (bad)
+    throw new ConfigError(
+      file,
+      text ? locateKey(text, bad.keyPath) : undefined,
+      bad.keyPath.join('.'),
+      bad.problem,
+    );
   return parsed.data;
 }
 

@@ -2,6 +2,7 @@ import { Box, Static, Text, useApp, useInput } from 'ink';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { ApprovalDecision, ConfirmationRequest } from '../core/confirmation.js';
 import type { BatchRecord } from '../journal/journal.js';
+import { oneLine } from '../output/one-line.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import type { Todo } from '../tools/todos/todo-store.js';
 import type { CallView, ChatController, ChatState } from './chat-controller.js';
@@ -103,7 +104,7 @@ function TodoPanel({ todos }: { todos: readonly Todo[] }) {
       {shown.map((t) => (
         <Text key={t.id} wrap="truncate-end" {...(t.completed ? { dimColor: true } : {})}>
           {t.completed ? '☑ ' : '☐ '}
-          {sanitizeForTerminal(t.task)}
+          {sanitizeForTerminal(oneLine(t.task, '⏎'))}
         </Text>
       ))}
       {ordered.length > shown.length ? (

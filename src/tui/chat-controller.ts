@@ -6,6 +6,7 @@ import type { ToolResult } from '../core/tool-result.js';
 import type { BatchRecord } from '../journal/journal.js';
 import { ownerAlive } from '../journal/process-identity.js';
 import { runTurn, type TurnOptions } from '../loop/run-turn.js';
+import { oneLine } from '../output/one-line.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import type { Toolgate } from '../toolgate.js';
 import type { Todo } from '../tools/todos/todo-store.js';
@@ -65,7 +66,7 @@ export function todoText(todos: readonly Todo[]): string {
   const done = todos.filter((t) => t.completed).length;
   return [
     `todos: ${done} of ${todos.length} done`,
-    ...todos.map((t) => `  ${t.completed ? '[x]' : '[ ]'} ${t.id}: ${clean(t.task)}`),
+    ...todos.map((t) => `  ${t.completed ? '[x]' : '[ ]'} ${t.id}: ${clean(oneLine(t.task, '⏎'))}`),
   ].join('\n');
 }
 
