@@ -13,6 +13,7 @@ import {
   batchPage,
   esc,
   loginForm,
+  offersAlways,
   page,
   signedInPage,
 } from './console-html.js';
@@ -227,6 +228,8 @@ export function createConsoleApp(settings: ConsoleSettings): {
         },
         409,
       );
+    if (approved && always && !offersAlways(waiting.request))
+      return c.json({ error: 'approve this call once: "always" is not offered for it' }, 400);
     const by = `${name} via ${settings.answeredVia}`;
     const recorded = journal.answerApproval({
       batchId: waiting.batchId,

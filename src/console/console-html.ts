@@ -1,3 +1,6 @@
+import { describeGrant } from '../approval/grant-coverage.js';
+import type { ConfirmationRequest } from '../core/confirmation.js';
+import type { GrantOffer } from '../core/grant.js';
 import { previewHash } from '../core/preview-hash.js';
 import type {
   ApprovalAnswer,
@@ -122,18 +125,35 @@ export interface ApprovalCard {
   html: string;
 }
 
+type Offering = ConfirmationRequest & { always?: GrantOffer };
+
+/** Whether "always" may be chosen for this call (issue #30 §5: only what it covers is offered). */
+export function offersAlways(request: ConfirmationRequest): boolean {
+  const offer = (request as Offering).always;
+  return offer !== undefined && 'covers' in offer;
+}
+
+/** Exactly what each "always" would cover, and for whom, in the grants' own words. */
+function alwaysText(request: ConfirmationRequest): string {
+  if (!offersAlways(request))
+    return `<p class="always muted">${exact(describeGrant(request, 'session'))}</p>`;
+  return `<p class="always muted">Always, this session: ${exact(describeGrant(request, 'session'))}.<br>Always, this project: ${exact(describeGrant(request, 'project'))}.</p>`;
+}
+
 export function approvalCard(p: PendingApproval): ApprovalCard {
   const r = p.request;
   const id = `${p.batchId}.${p.index + 1}`;
   const hash = previewHash(r);
   const html = `<h2>${exact(r.summary)}</h2>
+${r.summaryFull ? `<p class="summary-full">Whole summary: <code>${exact(r.summaryFull)}</code></p>` : ''}
 <p><strong>${exact(r.toolName)}</strong> · risk ${esc(r.risk)} · session <a href="/sessions/${encodeURIComponent(p.session)}">${esc(p.session)}</a> · asked ${esc(when(p.requestedAt))} · <a href="/batches/${encodeURIComponent(p.batchId)}">batch ${esc(p.batchId.slice(0, 8))}</a> · id <code>${esc(id)}</code> · call <code>${exact(r.callId)}</code></p>
 ${r.locations.length ? `<p>Touches: ${r.locations.map((l) => `<code>${exact(l.path)}</code> (${esc(l.access)})`).join(', ')}</p>` : ''}
 <p>Asked because ${exact(r.reason)} <span class="muted">(${exact(r.rule)})</span>${r.message ? ` — ${exact(r.message)}` : ''}</p>
 ${r.detail ? preview(r.detail) : ''}
 ${r.commands ? `<p>Sub-commands, each judged: ${r.commands.map((c) => `<code>${exact(c)}</code>`).join(' · ')}</p>` : ''}
 <p class="muted">preview ${esc(hash)}</p>
-<div class="answers"><button type="button" data-answer="approve" data-always="">Approve</button><button type="button" data-answer="approve" data-always="session">Always, this session</button><button type="button" data-answer="approve" data-always="project">Always, this project</button>
+${alwaysText(r)}
+<div class="answers"><button type="button" data-answer="approve" data-always="">Approve</button>${offersAlways(r) ? '<button type="button" data-answer="approve" data-always="session">Always, this session</button><button type="button" data-answer="approve" data-always="project">Always, this project</button>' : ''}
 <span class="deny"><input name="reason" placeholder="why not (the model reads it)" size="40" aria-label="reason to deny"><button type="button" data-answer="deny">Deny</button></span></div>`;
   return {
     key: `${p.batchId}/${r.callId}`,

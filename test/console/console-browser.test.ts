@@ -129,6 +129,10 @@ describe('toolgate serve in Chromium (issue #17 §4)', { timeout: 90_000 }, () =
     await expect(card.locator('h2').textContent()).resolves.toMatch(/Create hello\.txt/);
     await expect(card.locator('pre .add').first().textContent()).resolves.toBe('+hello from the browser');
     await expect(page.locator('#mode').textContent()).resolves.toMatch(/mode: NORMAL/);
+    // What "always" would cover, in the grants' words (issue #30 §5).
+    await expect(card.locator('.always').textContent()).resolves.toMatch(
+      /write_file to hello\.txt in this session/,
+    );
     if (SHOTS) {
       mkdirSync(SHOTS, { recursive: true });
       await page.screenshot({ path: path.join(SHOTS, 'console-approvals.png'), fullPage: true });
@@ -320,8 +324,11 @@ describe('toolgate serve in Chromium (issue #17 §4)', { timeout: 90_000 }, () =
     // The tab that signed in with the printed address: replaced by the console's own.
     const tab = codeTab as Page;
     expect(tab.url()).toBe(`${url}/`);
-    await tab.goBack();
-    expect(tab.url()).not.toMatch(/code=|token=/);
+    const cdp = await (signedIn as BrowserContext).newCDPSession(tab);
+    const { entries } = (await cdp.send('Page.getNavigationHistory')) as { entries: { url: string }[] };
+    await cdp.detach();
+    expect(entries.map((e) => e.url)).toContain(`${url}/`);
+    expect(entries.filter((e) => /code=|token=/.test(e.url))).toEqual([]);
     const again = await (signedIn as BrowserContext).newPage();
     const used = await again.goto(codeUrl);
     expect(used?.status()).toBe(401);
