@@ -3,6 +3,7 @@ import type { Grant } from '../../core/grant.js';
 import type { GovernanceMode } from '../../core/tier.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import type { ToolResult } from '../../core/tool-result.js';
+import { redactUrl } from '../../output/redact-url.js';
 import type { ReadRecord } from '../../tools/fs/read-cache.js';
 import type { Todo } from '../../tools/todos/todo-store.js';
 import { type GrantRow, grantColumns, grantFromRow } from '../grant-rows.js';
@@ -69,16 +70,8 @@ const APPROVALS_CHANNEL = 'toolgate_approvals';
 /** Rows per page when exporting: memory stays bounded whatever the journal holds. */
 const EXPORT_PAGE = 1000;
 
-/** The URL with any password taken out: what `location` shows and messages repeat. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgres://(unparsable URL)';
-  }
-}
+// What `location` shows and messages repeat: password and query values out (issue #30 §9).
+export { redactUrl };
 
 /** Turns PostgreSQL's errors into what a person can act on. */
 export function explainPgError(error: unknown, where: string): JournalError {

@@ -65,13 +65,6 @@ const RUN_COMMAND_DESCRIPTION =
 export const RUN_COMMAND_SESSION_DESCRIPTION =
   'Run a shell command in this session\'s persistent bash: the directory (cd) and the variables it exports carry over to the next command, as in a terminal (each call of one batch starts where the shell was when the batch arrived). stdin is empty. Returns stdout, then "[stderr]" and stderr; a non-zero exit is an error that still carries the output. Every part of a compound command is checked by policy. Processes left running when a command ends are stopped; use background: true for long-running ones.';
 
-/** Newlines and control characters made visible, so an approval shows what will really run. */
-export function visibleCommand(command: string): string {
-  return command.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) =>
-    c === '\n' ? '⏎' : c === '\t' ? '⇥' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
-  );
-}
-
 /**
  * run_command (seed 000 FR-TOOL-CMD-01, DESIGN §4): `bash -c` in a new process group, stdin closed,
  * a cwd inside the roots, a scrubbed environment, output streamed and kept in constant memory, and
@@ -127,12 +120,13 @@ export function createRunCommandTool(settings: RunCommandSettings) {
     timeoutMs: settings.maxTimeoutMs + settings.graceMs + 1000,
     summary: (a) => {
       const where = a.cwd ?? shellDir();
-      return `Run command: ${visibleCommand(a.command)}${where ? ` (in ${where})` : ''}`;
+      return `Run command: ${a.command}${where ? ` (in ${where})` : ''}`;
     },
     // In a session the shell's own directory is the default: the command is checked against it.
     locations: (a) => [{ path: a.cwd ?? shellDir() ?? '.', access: 'list' }],
     commandFacts: (a): CommandFacts => analyzeCommand(a.command),
-    approvalDetail: (a) => visibleCommand(a.command),
+    // Exact: the planner makes control characters visible (showExact) on every surface.
+    approvalDetail: (a) => a.command,
     prepare: async () => {
       sharedPipePool().warm();
       await loadShellParser();
