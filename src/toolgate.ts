@@ -450,7 +450,7 @@ export class Toolgate {
   #plan(calls: readonly ToolCall[]): PlannedCall[] {
     this.refreshMode();
     const tools = this.config.tools;
-    return withGrantOffers(
+    return this.#withGrantOffers(
       planBatch(calls, {
         registry: this.registry,
         policy: this.policy,
@@ -470,6 +470,50 @@ export class Toolgate {
         commandsFenced: this.config.tools.run_command.sandbox === 'os',
       }),
     );
+  }
+
+  /**
+   * Each waiting call's request says what "always" would cover (`always`, issue #30 §5), from what
+   * planning judged, so every surface shows it and the grant stored is exactly it. Offered only
+   * when the grant would stop the question: the policy, asked again with it, allows the call
+   * (a rule that asks, a mode that asks, a tool that always asks, a deletion: no "always").
+   */
+  #withGrantOffers(planned: PlannedCall[]): PlannedCall[] {
+    for (const p of planned) {
+      if (p.disposition.kind !== 'needs_approval' || !p.tool) continue;
+      const request = p.disposition.request;
+      const deletes = request.locations.some((l) => l.access === 'delete');
+      // The arguments as the policy judged them (a JSON string is read as planning read it).
+      const raw = p.call.arguments;
+      let args: Record<string, unknown>;
+      try {
+        args = typeof raw === 'string' ? (raw.trim() === '' ? {} : JSON.parse(raw)) : raw;
+      } catch {
+        continue; // cannot be: planning read it; no offer then
+      }
+      const facts = {
+        tool: p.call.name,
+        args,
+        paths: p.paths ?? [],
+        ...(deletes ? { deletes: true } : {}),
+        ...(p.commandFacts ? { commandFacts: p.commandFacts } : {}),
+      };
+      let always: GrantOffer = grantOffer({ ...facts, summary: request.summary });
+      if ('covers' in always) {
+        const offered: Grant[] = always.covers.map((covers) => ({
+          tool: p.call.name,
+          covers,
+          scope: 'session',
+          session: this.session,
+          createdAt: 0,
+        }));
+        const decision = this.policy.decide({ ...facts, tool: p.tool, recentCalls: 0, grants: offered });
+        if (decision.action !== 'allow')
+          always = { refused: `it asks whatever is granted (${decision.reason})` };
+      }
+      Object.assign(request, { always });
+    }
+    return planned;
   }
 
   /** Runs one batch: exactly one result per call, in call order. */
@@ -963,25 +1007,4 @@ function journalLedger(journal: Journal) {
     note: (times: readonly number[]) => journal.noteRefusals(times),
     since: (t: number) => journal.refusalsSince(t),
   };
-}
-
-/**
- * Each waiting call's request says what "always" would cover (`always`, issue #30 §5), computed
- * from what planning judged, so every surface shows it and the grant stored is exactly it.
- */
-function withGrantOffers(planned: PlannedCall[]): PlannedCall[] {
-  for (const p of planned) {
-    if (p.disposition.kind !== 'needs_approval') continue;
-    const request = p.disposition.request;
-    const always = grantOffer({
-      tool: p.call.name,
-      args: p.call.arguments,
-      paths: p.paths ?? [],
-      ...(request.locations.some((l) => l.access === 'delete') ? { deletes: true } : {}),
-      ...(p.commandFacts ? { commandFacts: p.commandFacts } : {}),
-      summary: request.summary,
-    });
-    Object.assign(request, { always });
-  }
-  return planned;
 }

@@ -144,4 +144,31 @@ describe('approveBatch', () => {
     );
     expect(called).toBe(false);
   });
+
+  it('issue #30 §5: "always" is read as data: a scope, or a scope with a directory; anything else remembers nothing and the approval stands', async () => {
+    const remembered: [string, unknown][] = [];
+    const answers: unknown[] = [
+      { kind: 'approve_all', remember: 'session' },
+      { kind: 'approve_all', remember: { scope: 'project', directory: 'src' } },
+      { kind: 'approve_all', remember: { scope: 'project' } },
+      { kind: 'approve_all', remember: 'forever' },
+      { kind: 'approve_all', remember: { scope: 'everyone', directory: 'src' } },
+      { kind: 'approve_all', remember: { scope: 'session', directory: 7 } },
+      { kind: 'approve_selected', ids: ['1'], remember: { 1: { scope: 'session', directory: 'lib' } } },
+      { kind: 'approve_selected', ids: ['1'], remember: Object.create({ 1: 'project' }) },
+    ];
+    for (const [n, answer] of answers.entries()) {
+      const out = await approveBatch([planned('1', 'ask')], async () => answer as never, {
+        timeoutMs: 1000,
+        remember: (_p, choice) => remembered.push([String(n), choice]),
+      });
+      expect(kinds(out)).toEqual(['execute']);
+    }
+    expect(remembered).toEqual([
+      ['0', 'session'],
+      ['1', { scope: 'project', directory: 'src' }],
+      ['2', 'project'],
+      ['6', { scope: 'session', directory: 'lib' }],
+    ]);
+  });
 });
