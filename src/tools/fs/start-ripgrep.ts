@@ -1,5 +1,6 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import { helperEnv } from '../shell/helper-env.js';
 
 export interface RunningRipgrep {
   child: ChildProcessByStdio<null, Readable, Readable>;
@@ -17,6 +18,7 @@ export function startRipgrep(
 ): RunningRipgrep {
   const child = spawn(binary, [...args], {
     cwd: options.cwd,
+    env: helperEnv(),
     stdio: [options.stdinFd ?? 'ignore', 'pipe', 'pipe'],
   }) as ChildProcessByStdio<null, Readable, Readable>;
   let stderr = '';

@@ -3,6 +3,7 @@ import { closeSync, constants, mkdtempSync, openSync, rmSync, unlinkSync } from 
 import { Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { helperEnv } from './helper-env.js';
 
 /** A real pipe for a command's stdout: the child gets `writeFd`, toolgate reads `readFd`. */
 export interface CommandPipe {
@@ -95,7 +96,7 @@ export class PipePool {
         return;
       }
       const names = Array.from({ length: this.#batch }, () => path.join(dir, `p${++this.#made}`));
-      const child = spawn('mkfifo', ['-m', '600', ...names], { stdio: 'ignore' });
+      const child = spawn('mkfifo', ['-m', '600', ...names], { stdio: 'ignore', env: helperEnv() });
       const done = (ok: boolean) => {
         if (ok) this.#ready.push(...names);
         else this.#broken = true; // no mkfifo here: socketpairs from now on

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { denyMatcher } from '../../sandbox/deny-matcher.js';
+import { helperEnv } from './helper-env.js';
 
 /**
  * What a command under the OS sandbox sees of the filesystem (issue #29, finding 7). The view is
@@ -175,7 +176,7 @@ function listFiles(root: string, rgPath: string): Promise<string[]> {
     execFile(
       rgPath,
       ['--files', '--hidden', '--no-ignore', '--no-config', '--no-messages', '--null', root],
-      { maxBuffer: 1 << 30, encoding: 'utf8' },
+      { maxBuffer: 1 << 30, encoding: 'utf8', env: helperEnv() },
       (error, stdout) => {
         // 1 is "no files"; 2 means something could not be read, so its denied files were not looked for.
         const code = (error as { code?: number } | null)?.code;

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { helperEnv } from '../shell/helper-env.js';
 
 /** Runs a program (no shell) with a timeout and capped output; undefined when it is missing or fails. */
 export function runQuiet(
@@ -13,7 +14,7 @@ export function runQuiet(
       {
         cwd: options.cwd,
         timeout: options.timeoutMs ?? 10_000,
-        env: options.env ?? process.env,
+        env: options.env ?? helperEnv(),
         maxBuffer: options.maxBytes ?? 4 * 1024 * 1024,
         killSignal: 'SIGKILL',
       },
