@@ -1,5 +1,6 @@
 import type { BatchRecord, Journal } from '../journal/journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
+import { redactSecrets } from '../output/redact-secrets.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { findBatchId } from './find-batch.js';
 import { journalPath, openExistingJournal } from './open-journal.js';
@@ -80,7 +81,7 @@ export function runJournalExport(options: JournalOptions, out: NodeJS.WritableSt
   if (!journal) return 0; // nothing journaled: nothing to export
   try {
     warnUnreadable(journal, process.stderr);
-    for (const call of journal.exportCalls(since)) out.write(`${JSON.stringify(call)}\n`);
+    for (const call of journal.exportCalls(since)) out.write(`${JSON.stringify(call, redactStrings)}\n`);
     return 0;
   } finally {
     journal.close();
@@ -195,4 +196,9 @@ function render(batch: BatchRecord): string {
     }
   }
   return `${sanitizeForTerminal(lines.join('\n'))}\n`;
+}
+
+/** An export leaves the machine's private journal: every string in it redacted (issue #30: redaction is for logs, telemetry and exports). */
+function redactStrings(_key: string, value: unknown): unknown {
+  return typeof value === 'string' ? redactSecrets(value) : value;
 }

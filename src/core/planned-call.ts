@@ -21,7 +21,7 @@ export interface PlannedCall {
   args?: unknown;
   disposition: Disposition;
   decision?: PolicyDecision;
-  /** Approval summary (redacted, ≤ 200 chars); present once the args parsed. */
+  /** Approval summary: exact, controls made visible (showExact), a ≤ 200-char title; present once the args parsed. */
   summary?: string;
   /** For command tools: the parsed command line (grants are made from its sub-commands). */
   commandFacts?: CommandFacts;

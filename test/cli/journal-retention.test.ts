@@ -30,6 +30,25 @@ async function journalWithAnOldBatch() {
 }
 
 describe('journal retention and export (issue #16 §9)', () => {
+  it('issue #30 §1: an export is redacted (the journal keeps the exact call; what leaves it does not carry its secrets)', async () => {
+    const root = makeTempDir('toolgate-export-redact-');
+    const secret = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    const run = await runCliAsync(['exec'], {
+      cwd: root,
+      input: JSON.stringify([
+        { id: 's', name: 'write_file', arguments: { path: 'x.sh', content: `token=${secret}\n` } },
+      ]),
+    });
+    expect(run.stdout).toContain('"id": "s"');
+    const db = new Database(path.join(root, '.toolgate', 'journal.db'));
+    expect(JSON.stringify(db.prepare('SELECT * FROM calls').all())).toContain(secret);
+    db.close();
+    const exported = await runCliAsync(['journal', 'export'], { cwd: root });
+    expect(exported.stdout).toContain('"callId":"s"');
+    expect(exported.stdout).toContain('[REDACTED]');
+    expect(exported.stdout).not.toContain(secret);
+  });
+
   it('journal export: one JSON line per call since a date or an age; journal prune --older-than removes the old batch only', async () => {
     const { root, oldBatch } = await journalWithAnOldBatch();
     const all = await runCliAsync(['journal', 'export'], { cwd: root });
