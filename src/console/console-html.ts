@@ -81,7 +81,7 @@ export function page(title: string, header: PageHeader, body: string, script = '
     ? ` <span class="muted">since ${esc(when(mode.record.at))} by ${esc(mode.record.actor)}: ${esc(mode.record.reason)}</span>`
     : '';
   const who = header.signedInAs
-    ? `<span id="who">signed in as <strong>${exact(header.signedInAs)}</strong></span>`
+    ? `<span id="who">signed in as <strong>${exact(header.signedInAs)}</strong></span><form method="post" action="/logout"><button>Sign out</button></form>`
     : '';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)} · toolgate</title>
 <meta name="viewport" content="width=device-width,initial-scale=1"><style>${STYLE}</style></head>

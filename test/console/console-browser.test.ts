@@ -378,6 +378,23 @@ describe('toolgate serve in Chromium (issue #17 §4)', { timeout: 90_000 }, () =
     expect(stale.status).toBe(409);
     expect(stale.body.error).toMatch(/^look at the call again/);
     expect((await post({ callId: 'another' })).status).toBe(409);
+    // A script with the token must say who answers, too.
+    const port = new URL(url).port;
+    const waitingNow = pending()[0] as PendingApproval;
+    const scripted = await raw(
+      'POST',
+      '/api/answer',
+      { host: `127.0.0.1:${port}`, 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      JSON.stringify({
+        batchId: waitingNow.batchId,
+        index: waitingNow.index,
+        callId: waitingNow.request.callId,
+        preview: previewHash(waitingNow.request),
+        approved: true,
+      }),
+    );
+    expect(scripted.status).toBe(400);
+    expect(scripted.body).toMatch(/give your name/);
     expect(pending().map((p) => p.request.callId)).toEqual(['n1']);
     const batchId = pending()[0]?.batchId as string;
     await card.getByRole('button', { name: 'Approve', exact: true }).click();
