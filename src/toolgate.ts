@@ -395,7 +395,7 @@ export class Toolgate {
    */
   #remember(p: PlannedCall, choice: RememberChoice): void {
     if (p.disposition.kind !== 'needs_approval') return;
-    const offer = (p.disposition.request as { always?: GrantOffer }).always;
+    const offer = p.disposition.request.always;
     if (!offer) return;
     const covers = offerForChoice(offer, choice, p.paths ?? []);
     if (!covers) return;
@@ -511,7 +511,7 @@ export class Toolgate {
         if (decision.action !== 'allow')
           always = { refused: `it asks whatever is granted (${decision.reason})` };
       }
-      Object.assign(request, { always });
+      request.always = always;
     }
     return planned;
   }

@@ -8,6 +8,7 @@ import { denialMetadata } from '../core/denial.js';
 import type { RememberChoice } from '../core/grant.js';
 import { errorResult } from '../core/make-result.js';
 import type { PlannedCall } from '../core/planned-call.js';
+import { redactSecrets } from '../output/redact-secrets.js';
 
 /**
  * Asks every confirmation of a batch at once, before anything runs (T-APR-01), then turns each
@@ -49,14 +50,18 @@ export async function approveBatch(
     const hint = options.allowHint?.(request);
     // What the model (and a person reading the result) needs: why it was not run, why it was asked
     // at all, and what would let it run.
-    const message = `denied: ${why}. It needed approval because ${request.reason} (${request.rule})${
-      hint ? `; to let it run without asking: ${hint}` : ''
-    }. Do not retry it unchanged`;
+    // Redacted: the request is the call's exact text (a person saw it whole), but this goes to the
+    // model and the journal's result, where a secret on the command line has no business (issue #30 §1).
+    const message = redactSecrets(
+      `denied: ${why}. It needed approval because ${request.reason} (${request.rule})${
+        hint ? `; to let it run without asking: ${hint}` : ''
+      }. Do not retry it unchanged`,
+    );
     const denial = denialMetadata({
       kind: 'not_approved',
-      reason: why,
+      reason: redactSecrets(why),
       rule: request.rule,
-      ...(hint ? { allow: hint } : {}),
+      ...(hint ? { allow: redactSecrets(hint) } : {}),
     });
     return {
       ...p,

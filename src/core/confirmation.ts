@@ -1,4 +1,4 @@
-import type { GrantScope } from './grant.js';
+import type { GrantOffer, RememberChoice } from './grant.js';
 import type { RiskLevel } from './tier.js';
 import type { ToolLocation } from './tool-definition.js';
 
@@ -29,14 +29,20 @@ export interface ConfirmationRequest {
   summaryFull?: string;
   /** The call's place in its batch (0-based): with the batch id, the approval id `BATCH.<index + 1>`. */
   index?: number;
+  /**
+   * What "always" would cover (issue #30 §5): the exact files, origin, command prefixes or
+   * arguments a grant would hold, or why there is none. Set by planning for every waiting call;
+   * surfaces say it in describeGrant's words and offer "always" only with `covers`.
+   */
+  always?: GrantOffer;
 }
 
 export type ApprovalDecision =
-  | { kind: 'approve_all'; remember?: Exclude<GrantScope, 'once'> }
+  | { kind: 'approve_all'; remember?: RememberChoice }
   | {
       kind: 'approve_selected';
       ids: readonly string[];
-      remember?: Readonly<Record<string, Exclude<GrantScope, 'once'>>>;
+      remember?: Readonly<Record<string, RememberChoice>>;
     }
   | { kind: 'deny_all'; reason?: string };
 

@@ -283,6 +283,22 @@ describe('issue #30 §2: a long change is shown whole or not approvable', () => 
     expect(existsSync(path.join(root, 'deploy.sh'))).toBe(false);
   });
 
+  it('issue #30 §5: the preview hash binds what "always" covers (an answer of "always" agrees to exactly that)', () => {
+    const root = makeTempDir('toolgate-integrity-always-');
+    const gate = createToolgate({ config: validateConfig({ tools }), roots: [root] });
+    const [p] = gate.plan([{ id: 'w', name: 'write_file', arguments: { path: 'a.txt', content: 'x' } }]);
+    const request = p?.disposition.kind === 'needs_approval' ? p.disposition.request : undefined;
+    expect(request?.always).toEqual({ covers: [expect.objectContaining({ kind: 'paths', shown: ['a.txt'] })] });
+    if (!request) throw new Error('write_file did not ask');
+    const wider: ConfirmationRequest = {
+      ...request,
+      always: { covers: [{ kind: 'directory', directory: '.', shown: '.' }] },
+    };
+    expect(previewHash(wider)).not.toBe(previewHash(request));
+    const none: ConfirmationRequest = { ...request, always: { refused: 'no' } };
+    expect(previewHash(none)).not.toBe(previewHash(request));
+  });
+
   it('the preview hash binds the whole content: changing only the last byte, or only a final newline, changes it', () => {
     const root = makeTempDir('toolgate-integrity-hash-');
     const gate = createToolgate({ config: validateConfig({ tools }), roots: [root] });
@@ -380,7 +396,7 @@ describe('issue #30 §1: redaction stays where text leaves for logs, telemetry a
         return { kind: 'deny_all', reason: 'no' };
       },
     });
-    const [, denied] = await gate.execute([
+    const [notApproved, denied] = await gate.execute([
       {
         id: 'ask',
         name: 'run_command',
@@ -402,6 +418,10 @@ describe('issue #30 §1: redaction stays where text leaves for logs, telemetry a
     const exported = JSON.stringify(spans.getFinishedSpans().map((s) => s.attributes));
     expect(exported).not.toContain('hunter2hunter2');
     expect(exported).not.toContain('abcdefghijklmnopqrstuvwx');
+    // What the model gets back when the person says no: why, without the secret it was shown.
+    expect(notApproved?.error?.type).toBe('Denied');
+    expect(notApproved?.content).not.toContain('hunter2hunter2');
+    expect(JSON.stringify(notApproved?.metadata ?? {})).not.toContain('hunter2hunter2');
     expect(denied?.ok).toBe(false);
     expect(denied?.content).not.toContain('hunter2hunter2');
     expect(JSON.stringify(denied?.metadata ?? {})).not.toContain('hunter2hunter2');
