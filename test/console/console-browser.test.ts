@@ -291,7 +291,7 @@ describe('toolgate serve in Chromium (issue #17 §4)', { timeout: 90_000 }, () =
     try {
       const page = await (signedIn as BrowserContext).newPage();
       await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
-      const seen = await page.evaluate(() => (window as unknown as { result: Promise<unknown> }).result);
+      const seen = await page.evaluate('window.result');
       expect(seen).toEqual({ cookie: '', key: null, read: 'blocked', answer: 'blocked' });
       await closeSoon(page);
       // The cookie did reach the other server; it is a session id, not the token, and alone it
@@ -340,7 +340,7 @@ describe('toolgate serve in Chromium (issue #17 §4)', { timeout: 90_000 }, () =
     const cookie = (await page.context().cookies()).find((c) => c.name === 'toolgate_console');
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
     expect(cookie?.value).not.toBe(token);
-    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.evaluate('document.cookie')).toBe('');
     await closeSoon(page.context());
   });
 
@@ -353,9 +353,11 @@ describe('toolgate serve in Chromium (issue #17 §4)', { timeout: 90_000 }, () =
     await expect(page.locator('#who').textContent()).resolves.toMatch(/signed in as Alice Example/);
     const card = page.locator('section.approval');
     await card.waitFor();
+    // The card's own answer, changed in one field, sent as the page's script sends it (a string: this
+    // file is typed without the DOM).
     const post = (change: Record<string, unknown>) =>
-      page.evaluate(async (change) => {
-        const card = document.querySelector('section.approval') as HTMLElement;
+      page.evaluate(`(async (change) => {
+        const card = document.querySelector('section.approval');
         const body = {
           batchId: card.dataset.batch,
           index: Number(card.dataset.index),
@@ -366,14 +368,11 @@ describe('toolgate serve in Chromium (issue #17 §4)', { timeout: 90_000 }, () =
         };
         const res = await fetch('/api/answer', {
           method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'x-toolgate-key': localStorage.getItem('toolgate-console-key') ?? '',
-          },
+          headers: { 'content-type': 'application/json', 'x-toolgate-key': localStorage.getItem('toolgate-console-key') ?? '' },
           body: JSON.stringify(body),
         });
         return { status: res.status, body: await res.json() };
-      }, change);
+      })(${JSON.stringify(change)})`) as Promise<{ status: number; body: { error?: string } }>;
     const stale = await post({ preview: 'f'.repeat(64) });
     expect(stale.status).toBe(409);
     expect(stale.body.error).toMatch(/^look at the call again/);
