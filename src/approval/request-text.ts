@@ -1,4 +1,5 @@
 import type { ConfirmationRequest } from '../core/confirmation.js';
+import { describeGrant, type GrantStoreKind } from './grant-coverage.js';
 
 /**
  * How the surfaces that show a request whole (the terminal prompt, `toolgate approvals show`) lay
@@ -48,4 +49,24 @@ export function extraLines(
     ...(r.summaryFull !== undefined ? [`${indent}${label('summary in full')}${r.summaryFull}`] : []),
     ...(r.commands?.length ? [`${indent}${label('sub-commands')}${r.commands.join('  ·  ')}`] : []),
   ];
+}
+
+/** Whether "always" may be offered for a request: only with what a grant would cover (issue #30 §5). */
+export const alwaysOffered = (r: ConfirmationRequest): boolean =>
+  r.always !== undefined && 'covers' in r.always;
+
+/**
+ * What each "always" answer would cover and for whom, in describeGrant's words, or why there is
+ * no "always" for the call: every surface that offers it shows this beside the choice.
+ */
+export function alwaysLines(
+  r: ConfirmationRequest,
+  indent: string,
+  label: (name: string) => string,
+  store: GrantStoreKind,
+): string[] {
+  if (!alwaysOffered(r)) return [`${indent}${label('always')}${describeGrant(r, 'session', { store })}`];
+  return (['session', 'project'] as const).map(
+    (scope) => `${indent}${label(`always (${scope})`)}${describeGrant(r, scope, { store })}`,
+  );
 }

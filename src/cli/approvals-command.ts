@@ -1,5 +1,6 @@
 import os from 'node:os';
-import { detailBlock, extraLines } from '../approval/request-text.js';
+import { describeGrant } from '../approval/grant-coverage.js';
+import { alwaysLines, alwaysOffered, detailBlock, extraLines } from '../approval/request-text.js';
 import { previewHash } from '../core/preview-hash.js';
 import type { Journal, PendingApproval } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
@@ -99,6 +100,7 @@ export function runApprovalsShow(id: string, options: ApprovalsOptions, out: Out
       `why:      ${r.reason} (${r.rule})`,
       ...(r.message ? [`note:     ${r.message}`] : []),
       ...(r.detail !== undefined ? detailBlock(r.detail, '') : []),
+      ...alwaysLines(r, '', (name) => `${`${name}:`.padEnd(9)} `, 'journal'),
       `preview:  ${previewHash(r)}`,
     ];
     out.write(`${sanitizeForTerminal(lines.join('\n'))}\n`);
@@ -115,6 +117,12 @@ function answer(id: string, approved: boolean, options: ApprovalsOptions, out: O
   return withJournal(options, (journal) => {
     const p = findPending(journal, id);
     const preview = previewHash(p.request);
+    // "always" only where the call has an offer (issue #30 §5): otherwise the grant would be empty
+    // while the person believes the call is remembered.
+    if (approved && scope && !alwaysOffered(p.request))
+      throw new UsageError(
+        `approve ${approvalId(p)} without --always: ${describeGrant(p.request, scope as 'session' | 'project')}`,
+      );
     // Bound to what was looked at: an answer given for another preview never applies.
     if (options.preview !== undefined && options.preview !== preview)
       throw new UsageError(
@@ -131,7 +139,7 @@ function answer(id: string, approved: boolean, options: ApprovalsOptions, out: O
     });
     if (!recorded) throw new UsageError(`call ${approvalId(p)} was answered by someone else meanwhile`);
     out.write(
-      `${approved ? 'approved' : 'denied'} ${approvalId(p)}${approved && scope ? ` (always, for the ${scope})` : ''}\n`,
+      `${approved ? 'approved' : 'denied'} ${approvalId(p)}${approved && scope ? ` (${describeGrant(p.request, scope as 'session' | 'project')})` : ''}\n`,
     );
     return 0;
   });

@@ -1,7 +1,8 @@
 import { openSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { ReadStream, WriteStream } from 'node:tty';
-import { detailBlock, extraLines } from '../approval/request-text.js';
+import type { GrantStoreKind } from '../approval/grant-coverage.js';
+import { alwaysLines, alwaysOffered, detailBlock, extraLines } from '../approval/request-text.js';
 import type { ApprovalDecision, Approver, ConfirmationRequest } from '../core/confirmation.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 
@@ -23,7 +24,11 @@ export function openTerminal(): { input: ReadStream; output: WriteStream } | und
  * them with showExact), and the full text is printed whole, never cut (issue #30 §1-2). The final
  * sanitising pass only matters for a request a library caller built by hand.
  */
-export function describeRequest(request: ConfirmationRequest, n: number): string {
+export function describeRequest(
+  request: ConfirmationRequest,
+  n: number,
+  store: GrantStoreKind = 'journal',
+): string {
   const pad = '     ';
   const lines = [
     `  ${n}. [${RISK_MARK[request.risk]}] ${request.toolName}: ${request.summary}`,
@@ -34,18 +39,27 @@ export function describeRequest(request: ConfirmationRequest, n: number): string
     `${pad}why asked: ${request.reason}`,
     ...(request.message ? [`${pad}note: ${request.message}`] : []),
     ...(request.detail !== undefined ? detailBlock(request.detail, pad) : []),
+    ...alwaysLines(request, pad, (name) => `${name}: `, store),
   ];
   return sanitizeForTerminal(lines.join('\n'));
 }
 
+/** Answers the terminal prompt asks again rather than guess (a typo never approves or denies). */
+const MAX_ASKS = 5;
+
 /**
  * Asks on the terminal (not stdin, which carries the calls): approve all, deny all, or select one
- * by one (seed 000 FR-TUI-01). Anything unexpected, EOF or an abort is a denial.
+ * by one (seed 000 FR-TUI-01); "always" only where every call has an offer, with what it covers
+ * shown above. An unknown answer is asked again; EOF, an abort or too many unknown answers deny.
  */
-export function terminalApprover(terminal: {
-  input: NodeJS.ReadableStream;
-  output: NodeJS.WritableStream;
-}): Approver {
+export function terminalApprover(
+  terminal: {
+    input: NodeJS.ReadableStream;
+    output: NodeJS.WritableStream;
+  },
+  options: { store?: GrantStoreKind } = {},
+): Approver {
+  const store = options.store ?? 'journal';
   return async (requests, signal): Promise<ApprovalDecision> => {
     const rl = createInterface({ input: terminal.input, output: terminal.output, terminal: false });
     const closed = new Promise<never>((_, reject) =>
@@ -53,33 +67,61 @@ export function terminalApprover(terminal: {
     );
     closed.catch(() => {});
     const ask = (q: string) => Promise.race([rl.question(q, { signal }), closed]);
+    /** Asks until the answer is one of `known`; undefined after MAX_ASKS unknown answers. */
+    const choose = async (question: string, known: readonly string[]): Promise<string | undefined> => {
+      for (let i = 0; i < MAX_ASKS; i++) {
+        const answer = (await ask(question)).trim().toLowerCase();
+        if (known.includes(answer)) return answer;
+        terminal.output.write(`  please answer ${known.filter((k) => k !== '').join(', ')}\n`);
+      }
+      return undefined;
+    };
     try {
       terminal.output.write(
         `\ntoolgate: ${requests.length} ${requests.length === 1 ? 'call needs' : 'calls need'} approval:\n`,
       );
       requests.forEach((r, i) => {
-        terminal.output.write(`${describeRequest(r, i + 1)}\n`);
+        terminal.output.write(`${describeRequest(r, i + 1, store)}\n`);
       });
-      const answer = (
-        await ask(
-          "Approve [a]ll, [d]eny all, [s]elect one by one, or type 'always' (this session) or 'project'? ",
-        )
-      )
-        .trim()
-        .toLowerCase();
-      if (answer === 'a' || answer === 'all') return { kind: 'approve_all' };
+      const always = requests.every(alwaysOffered);
+      const answer = await choose(
+        `Approve [a]ll, [d]eny all, [s]elect one by one${always ? ", or type 'always' (this session) or 'project' (see above what each covers)" : ''}? `,
+        [
+          'a',
+          'all',
+          'y',
+          'yes',
+          'd',
+          'deny',
+          'n',
+          'no',
+          's',
+          'select',
+          ...(always ? ['always', 'session', 'project'] : []),
+        ],
+      );
+      if (answer === 'a' || answer === 'all' || answer === 'y' || answer === 'yes')
+        return { kind: 'approve_all' };
       if (answer === 'always' || answer === 'session') return { kind: 'approve_all', remember: 'session' };
       if (answer === 'project') return { kind: 'approve_all', remember: 'project' };
       if (answer === 's' || answer === 'select') {
         const ids: string[] = [];
+        const remember: Record<string, 'session' | 'project'> = {};
         for (const [i, r] of requests.entries()) {
-          const yes = (await ask(`  ${i + 1}. ${sanitizeForTerminal(r.toolName)} — approve? [y/N] `))
-            .trim()
-            .toLowerCase();
+          const offered = alwaysOffered(r);
+          const yes = await choose(
+            `  ${i + 1}. ${sanitizeForTerminal(r.toolName)} — approve? [y/N${offered ? '/always/project' : ''}] `,
+            ['y', 'yes', 'n', 'no', '', ...(offered ? ['always', 'session', 'project'] : [])],
+          );
           if (yes === 'y' || yes === 'yes') ids.push(r.callId);
+          if (yes === 'always' || yes === 'session' || yes === 'project') {
+            ids.push(r.callId);
+            remember[r.callId] = yes === 'project' ? 'project' : 'session';
+          }
         }
-        return { kind: 'approve_selected', ids };
+        return { kind: 'approve_selected', ids, ...(Object.keys(remember).length ? { remember } : {}) };
       }
+      if (answer === undefined) return { kind: 'deny_all', reason: 'no answer the terminal prompt knows' };
       return { kind: 'deny_all', reason: 'the user denied it' };
     } catch {
       return { kind: 'deny_all', reason: 'no answer from the terminal' };

@@ -1,5 +1,6 @@
 import { Box, Static, Text, useApp, useInput } from 'ink';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { alwaysLines, alwaysOffered, detailBlock, extraLines } from '../approval/request-text.js';
 import type { ApprovalDecision, ConfirmationRequest } from '../core/confirmation.js';
 import type { BatchRecord } from '../journal/journal.js';
 import { oneLine } from '../output/one-line.js';
@@ -74,13 +75,25 @@ function ApprovalPrompt({
             <Text bold>{r.toolName}</Text> {r.summary}
           </Text>
           <Text dimColor>{`     ${r.reason}${r.message ? ` — ${r.message}` : ''}`}</Text>
-          {r.detail && r.detail !== r.summary ? <Text dimColor>{`     full: ${r.detail}`}</Text> : null}
+          {/* Exact and whole (issue #30 §1-2): the full text is never cut or hidden behind the summary. */}
+          {[
+            ...extraLines(r, '     ', (name) => `${name}: `),
+            ...(r.detail !== undefined ? detailBlock(r.detail, '     ') : []),
+          ].map((line, n) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: lines of one fixed text, never reordered
+            <Text key={n}>{sanitizeForTerminal(line)}</Text>
+          ))}
+          {alwaysLines(r, '     ', (name) => `${name}: `, 'journal').map((line) => (
+            <Text key={line} dimColor>
+              {sanitizeForTerminal(line)}
+            </Text>
+          ))}
         </Box>
       ))}
       <Text>
         {picking
           ? '↑/↓ move · space choose · enter run the chosen · esc back'
-          : '[a] approve all · [d] deny all · [p] pick calls · [s] always allow (session) · [g] always allow (project) · [esc] cancel the turn'}
+          : `[a] approve all · [d] deny all · [p] pick calls${requests.every(alwaysOffered) ? ' · [s] always allow (session) · [g] always allow (project)' : ''} · [esc] cancel the turn`}
       </Text>
     </Box>
   );
@@ -199,8 +212,11 @@ export function ChatApp({ controller, title }: { controller: ChatController; tit
         if (key.escape || ctrlC) controller.cancel();
         else if (text === 'a' || text === 'y') answer({ kind: 'approve_all' });
         else if (text === 'd' || text === 'n') answer({ kind: 'deny_all', reason: 'the user denied it' });
-        else if (text === 's') answer({ kind: 'approve_all', remember: 'session' });
-        else if (text === 'g') answer({ kind: 'approve_all', remember: 'project' });
+        // "always" only where every call has an offer (issue #30 §5); shown with what it covers.
+        else if (text === 's' && (approval ?? []).every(alwaysOffered))
+          answer({ kind: 'approve_all', remember: 'session' });
+        else if (text === 'g' && (approval ?? []).every(alwaysOffered))
+          answer({ kind: 'approve_all', remember: 'project' });
         else if (text === 'p') setPicking(true);
         return;
       }

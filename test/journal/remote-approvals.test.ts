@@ -97,6 +97,38 @@ describe('toolgate approvals with --approve remote (issue #17 §3)', () => {
     expect(result.content).toMatch(/answered a different preview of this call than the one waiting/);
   });
 
+  it('issue #30 §5: approvals show says what each "always" covers and for whom; --always is refused where the call has no offer', async () => {
+    const root = makeTempDir('toolgate-remote-always-');
+    const args = ['--root', root];
+    const run = runCliAsync(['exec', '--approve', 'remote', ...args], { input: write('w5', 'g.txt') });
+    const { id } = await waitingId(args);
+    const show = runCli(['approvals', 'show', id, ...args]).stdout;
+    expect(show).toContain('always (session): always allow write_file to g.txt in this session');
+    expect(show).toContain(
+      'always (project): always allow write_file to g.txt for every session on this journal (every agent using it)',
+    );
+    const yes = runCli(['approvals', 'approve', id, '--always', 'session', ...args]);
+    expect(yes.stdout).toBe(`approved ${id} (always allow write_file to g.txt in this session)\n`);
+    expect(JSON.parse((await run).stdout)[0]).toMatchObject({ ok: true });
+    const grants = JSON.parse(runCli(['grants', 'list', '--json', ...args]).stdout) as { text: string }[];
+    expect(grants.map((g) => g.text)).toEqual([expect.stringMatching(/^write_file to g\.txt, session /)]);
+
+    writeFileSync(path.join(root, 'old.txt'), 'x');
+    const del = runCliAsync(['exec', '--approve', 'remote', ...args], {
+      input: JSON.stringify([{ id: 'd1', name: 'delete_file', arguments: { path: 'old.txt' } }]),
+    });
+    const waiting = await waitingId(args);
+    expect(runCli(['approvals', 'show', waiting.id, ...args]).stdout).toMatch(
+      /always:\s+"always" is not available for delete_file/,
+    );
+    const refused = runCli(['approvals', 'approve', waiting.id, '--always', 'project', ...args]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(`approve ${waiting.id} without --always`);
+    expect(runCli(['approvals', 'approve', waiting.id, ...args]).status).toBe(0);
+    expect(JSON.parse((await del).stdout)[0]).toMatchObject({ ok: true });
+    expect(existsSync(path.join(root, 'old.txt'))).toBe(false);
+  });
+
   it('no answer in time is a denial, as at a terminal', async () => {
     const root = makeTempDir('toolgate-remote-timeout-');
     writeFileSync(path.join(root, 'toolgate.toml'), '[tools.approval]\ntimeout_seconds = 1\n');

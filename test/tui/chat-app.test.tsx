@@ -94,6 +94,11 @@ describe('toolgate chat (ink): FR-TUI-01..04, FR-RES-05', () => {
     expect(prompt).toMatch(/one\.txt/);
     expect(prompt).toMatch(/MEDIUM|HIGH|LOW/);
     expect(prompt).toMatch(/\[a\] approve all · \[d\] deny all · \[p\] pick calls/);
+    // Issue #30 §1-2, §5: the whole change, and exactly what each "always" would cover.
+    expect(prompt).toMatch(/full text \(\d+ characters/);
+    expect(prompt).toMatch(/│ \+w1/);
+    expect(prompt).toContain('always (session): always allow write_file to one.txt in this session');
+    expect(prompt).toMatch(/\[s\] always allow \(session\)/);
     await t.type('a');
     const done = await until(t.frame, (f) => f.includes('Written.'), 'the final answer');
     expect(done).toMatch(/✓ write_file/);
