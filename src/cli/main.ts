@@ -222,7 +222,7 @@ export function buildProgram(): Command {
       )
       .option(
         '--http <listen>',
-        'serve Streamable HTTP on [HOST:]PORT instead (127.0.0.1 unless a host is given; other hosts need TOOLGATE_MCP_TOKEN)',
+        'serve Streamable HTTP on [HOST:]PORT instead (127.0.0.1 unless a host is given); clients send a bearer token: TOOLGATE_MCP_TOKEN, or on loopback the one kept in ~/.local/state/toolgate/mcp-token (other hosts need TOOLGATE_MCP_TOKEN)',
       )
       .option('--max-body <bytes>', 'with --http: largest request body accepted (default 4 MiB)')
       .option(
