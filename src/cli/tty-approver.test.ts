@@ -118,7 +118,7 @@ describe('terminalApprover grants (issue #30 §5)', () => {
       ids: ['1', '2'],
       remember: { '1': 'session' },
     });
-    expect(t.shown()).toContain('approve? [y/N/always/project]');
+    expect(t.shown()).toContain('approve? [y/N/always/project/always DIR/project DIR]');
     expect(t.shown()).toContain('approve? [y/N]');
   });
 });

@@ -1,9 +1,10 @@
 import { openSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { ReadStream, WriteStream } from 'node:tty';
-import type { GrantStoreKind } from '../approval/grant-coverage.js';
+import { describeGrant, type GrantStoreKind } from '../approval/grant-coverage.js';
 import { alwaysLines, alwaysOffered, detailBlock, extraLines } from '../approval/request-text.js';
 import type { ApprovalDecision, Approver, ConfirmationRequest } from '../core/confirmation.js';
+import type { RememberChoice } from '../core/grant.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 
 const RISK_MARK = { low: 'low', medium: 'MEDIUM', high: '!! HIGH !!' } as const;
@@ -67,12 +68,20 @@ export function terminalApprover(
     );
     closed.catch(() => {});
     const ask = (q: string) => Promise.race([rl.question(q, { signal }), closed]);
-    /** Asks until the answer is one of `known`; undefined after MAX_ASKS unknown answers. */
-    const choose = async (question: string, known: readonly string[]): Promise<string | undefined> => {
+    /** Asks until the answer is one of `known` (or `also` takes it); undefined after MAX_ASKS unknown answers. */
+    const choose = async (
+      question: string,
+      known: readonly string[],
+      also?: (answer: string) => boolean,
+    ): Promise<string | undefined> => {
       for (let i = 0; i < MAX_ASKS; i++) {
-        const answer = (await ask(question)).trim().toLowerCase();
+        const typed = (await ask(question)).trim();
+        const answer = typed.toLowerCase();
         if (known.includes(answer)) return answer;
-        terminal.output.write(`  please answer ${known.filter((k) => k !== '').join(', ')}\n`);
+        if (also?.(typed)) return typed;
+        terminal.output.write(
+          `  please answer ${known.filter((k) => k !== '').join(', ')}${also ? ', or always DIR / project DIR with a directory (relative to the root) that holds the file' : ''}\n`,
+        );
       }
       return undefined;
     };
@@ -106,17 +115,26 @@ export function terminalApprover(
       if (answer === 'project') return { kind: 'approve_all', remember: 'project' };
       if (answer === 's' || answer === 'select') {
         const ids: string[] = [];
-        const remember: Record<string, 'session' | 'project'> = {};
+        const remember: Record<string, RememberChoice> = {};
         for (const [i, r] of requests.entries()) {
           const offered = alwaysOffered(r);
+          const files = pickableFiles(r);
           const yes = await choose(
-            `  ${i + 1}. ${sanitizeForTerminal(r.toolName)} — approve? [y/N${offered ? '/always/project' : ''}] `,
+            `  ${i + 1}. ${sanitizeForTerminal(r.toolName)} — approve? [y/N${offered ? '/always/project' : ''}${files ? '/always DIR/project DIR' : ''}] `,
             ['y', 'yes', 'n', 'no', '', ...(offered ? ['always', 'session', 'project'] : [])],
+            files ? (typed) => directoryChoice(typed, files) !== undefined : undefined,
           );
           if (yes === 'y' || yes === 'yes') ids.push(r.callId);
-          if (yes === 'always' || yes === 'session' || yes === 'project') {
+          else if (yes === 'always' || yes === 'session' || yes === 'project') {
             ids.push(r.callId);
             remember[r.callId] = yes === 'project' ? 'project' : 'session';
+          } else if (yes && files) {
+            const choice = directoryChoice(yes, files);
+            if (choice) {
+              ids.push(r.callId);
+              remember[r.callId] = choice;
+              terminal.output.write(`     → ${sanitizeForTerminal(describeGrant(r, choice, { store }))}\n`);
+            }
           }
         }
         return { kind: 'approve_selected', ids, ...(Object.keys(remember).length ? { remember } : {}) };
@@ -129,4 +147,28 @@ export function terminalApprover(
       rl.close();
     }
   };
+}
+
+/** The root-relative files a file change's "always" covers, when a directory may be picked instead. */
+function pickableFiles(r: ConfirmationRequest): readonly string[] | undefined {
+  const offer = r.always;
+  if (!offer || !('covers' in offer) || offer.covers.length !== 1) return undefined;
+  const [only] = offer.covers;
+  return only?.kind === 'paths' ? only.shown : undefined;
+}
+
+/**
+ * `always DIR` / `project DIR`: a root-relative directory holding every file of the call (issue #30
+ * §5: "or a directory the person picks"). Anything else is not a choice (asked again); the pipeline
+ * checks the directory once more against the resolved paths before storing it.
+ */
+function directoryChoice(typed: string, files: readonly string[]): RememberChoice | undefined {
+  const m = /^(always|session|project)\s+(\S+)$/i.exec(typed);
+  if (!m) return undefined;
+  const directory = (m[2] as string).replace(/\/+$/, '') || '.';
+  if (directory.startsWith('/') || directory.split('/').includes('..')) return undefined;
+  const holds = (file: string) =>
+    directory === '.' || file === directory || file.startsWith(`${directory.replace(/^\.\//, '')}/`);
+  if (!files.every(holds)) return undefined;
+  return { scope: (m[1] as string).toLowerCase() === 'project' ? 'project' : 'session', directory };
 }

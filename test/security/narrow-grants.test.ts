@@ -2,8 +2,10 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeGrant, grantOffer, grantsCover } from '../../src/approval/grant-coverage.js';
+import { terminalApprover } from '../../src/cli/tty-approver.js';
 import { validateConfig } from '../../src/config/load-config.js';
 import type { ApprovalDecision, Approver, ConfirmationRequest } from '../../src/core/confirmation.js';
 import { type GrantOffer, MemoryGrantStore, type RememberChoice } from '../../src/core/grant.js';
@@ -286,5 +288,44 @@ describe('issue #30 §5: "always" on a fetch grants that origin (scheme, ASCII h
     expect(grantOffer({ tool: 'web_fetch', args: { url: 'file:///etc/passwd' }, paths: [] })).toEqual({
       refused: 'the URL cannot be read',
     });
+  });
+});
+
+describe('issue #30 §5: a directory the person picks at the terminal', () => {
+  function terminal(answers: string[]) {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = '';
+    output.on('data', (d: Buffer) => {
+      shown += d.toString();
+      // A question with no answer left is answered by closing the terminal: a denial.
+      if (/[?\]] $/.test(shown)) {
+        if (answers.length) input.write(`${answers.shift()}\n`);
+        else input.end();
+      }
+    });
+    return { input, output, shown: () => shown };
+  }
+
+  it('"always src" covers files under src only; a directory that does not hold the file is asked again', async () => {
+    const root = makeTempDir('toolgate-narrow-dir-tty-');
+    mkdirSync(path.join(root, 'src', 'app'), { recursive: true });
+    mkdirSync(path.join(root, 'other'));
+    const t = terminal(['s', 'always other', 'always src']);
+    const gate = createToolgate({
+      config,
+      roots: [root],
+      approver: terminalApprover(t, { store: 'memory' }),
+    });
+    expect((await run(gate, 'write_file', { path: 'src/app/a.ts', content: 'a' }))?.ok).toBe(true);
+    expect(t.shown()).toContain('always DIR/project DIR');
+    expect(t.shown()).toContain('please answer'); // "always other" does not hold src/app/a.ts
+    expect(t.shown()).toContain('→ always allow write_file to any file under src/ in this session');
+    // Under src: no question (the terminal has no answers left, so a question would deny).
+    expect((await run(gate, 'write_file', { path: 'src/b.ts', content: 'b' }))?.ok).toBe(true);
+    expect(readFileSync(path.join(root, 'src', 'b.ts'), 'utf8')).toBe('b');
+    const outside = await run(gate, 'write_file', { path: 'other/c.ts', content: 'c' });
+    expect(outside?.ok).toBe(false);
+    expect(existsSync(path.join(root, 'other', 'c.ts'))).toBe(false);
   });
 });
