@@ -39,7 +39,9 @@ describe('workers and leases under SIGKILL (issue #17 §2)', () => {
     );
     const [consoleUrl, consoleToken] = await new Promise<[string, string]>((resolve) => {
       console_.stdout?.on('data', (d: Buffer) => {
-        const m = /open (http:\/\/127\.0\.0\.1:\d+)\/login\?code=[0-9a-f]+ .*the token ([0-9a-f]+)\n/.exec(d.toString());
+        const m = /open (http:\/\/127\.0\.0\.1:\d+)\/login\?code=[0-9a-f]+ .*the token ([0-9a-f]+)\n/.exec(
+          d.toString(),
+        );
         if (m) resolve([m[1] as string, m[2] as string]);
       });
     });

@@ -288,7 +288,9 @@ describe('issue #30 §2: a long change is shown whole or not approvable', () => 
     const gate = createToolgate({ config: validateConfig({ tools }), roots: [root] });
     const [p] = gate.plan([{ id: 'w', name: 'write_file', arguments: { path: 'a.txt', content: 'x' } }]);
     const request = p?.disposition.kind === 'needs_approval' ? p.disposition.request : undefined;
-    expect(request?.always).toEqual({ covers: [expect.objectContaining({ kind: 'paths', shown: ['a.txt'] })] });
+    expect(request?.always).toEqual({
+      covers: [expect.objectContaining({ kind: 'paths', shown: ['a.txt'] })],
+    });
     if (!request) throw new Error('write_file did not ask');
     const wider: ConfirmationRequest = {
       ...request,
