@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addressBytes, peerOwner, refuseOtherUser, socketOwners } from './peer-owner.js';
+import { addressBytes, findOwner, peerOwner, procEndpoint, refuseOtherUser } from './peer-owner.js';
 
 const NOBODY = 65534;
 const servers: Server[] = [];
@@ -111,33 +111,59 @@ describe('issue #30 §6: the owner of a loopback peer (Linux, /proc/net/tcp)', (
 describe('issue #30 §6: reading /proc/net/tcp rows', () => {
   const header =
     '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n';
-  const key = (a: string, p: number, b: string, q: number) => {
-    const hex = (s: string) => (addressBytes(s) ?? []).map((x) => x.toString(16).padStart(2, '0')).join('');
-    return `${hex(a)}:${p}>${hex(b)}:${q}`;
+  /** The owner of the row a client at a:p connected to b:q has, in `table` (family 4 or 6). */
+  const owner = (table: string, family: 4 | 6, le: boolean, a: string, p: number, b: string, q: number) => {
+    const theirs = procEndpoint(addressBytes(a) ?? [], p, family, le);
+    const ours = procEndpoint(addressBytes(b) ?? [], q, family, le);
+    return theirs && ours ? findOwner(`${header}${table}`, theirs, ours) : undefined;
   };
 
-  it('issue #30 §6: IPv4 words are host byte order (little-endian here), ports are plain hex', () => {
-    const rows = socketOwners(
-      `${header}   1: 0100007F:D431 0100007F:1F90 01 00000000:00000000 00:00000000 00000000 65534        0 4242 1\n`,
-      true,
-    );
-    expect(rows.get(key('127.0.0.1', 0xd431, '127.0.0.1', 8080))).toBe(NOBODY);
-    const big = socketOwners(`${header}   1: 7F000001:D431 7F000001:1F90 01 0:0 0:0 0 7 0 1\n`, false);
-    expect(big.get(key('127.0.0.1', 0xd431, '127.0.0.1', 8080))).toBe(7);
+  it('issue #30 §6: IPv4 words are host byte order (little-endian here), ports are four hex digits', () => {
+    const row =
+      '   1: 0100007F:D431 0100007F:1F90 01 00000000:00000000 00:00000000 00000000 65534        0 4242 1\n';
+    expect(owner(row, 4, true, '127.0.0.1', 0xd431, '127.0.0.1', 8080)).toBe(NOBODY);
+    expect(owner(row, 4, true, '127.0.0.1', 0xd432, '127.0.0.1', 8080)).toBeUndefined();
+    expect(owner(row, 4, true, '127.0.0.1', 8080, '127.0.0.1', 0xd431)).toBeUndefined(); // ends swapped
+    const big = '   1: 7F000001:D431 7F000001:1F90 01 0:0 0:0 0 7 0 1\n';
+    expect(owner(big, 4, false, '127.0.0.1', 0xd431, '127.0.0.1', 8080)).toBe(7);
+    // A port below 0x1000 is still four digits.
+    expect(
+      owner(
+        '   1: 0100007F:0050 0100007F:01BB 01 0:0 0:0 0 9 0 1\n',
+        4,
+        true,
+        '127.0.0.1',
+        80,
+        '127.0.0.1',
+        443,
+      ),
+    ).toBe(9);
   });
 
   it('issue #30 §6: tcp6 rows, IPv4-mapped addresses and ::1 compare with node’s spellings', () => {
-    const rows = socketOwners(
-      `${header}   0: 0000000000000000FFFF00000100007F:9C40 0000000000000000FFFF00000100007F:0050 01 0:0 0:0 0 1000 0 5 1\n` +
-        `   1: 00000000000000000000000001000000:9C41 00000000000000000000000001000000:0050 01 0:0 0:0 0 1001 0 6 1\n`,
-      true,
-    );
-    expect(rows.get(key('::ffff:127.0.0.1', 0x9c40, '127.0.0.1', 80))).toBe(1000);
-    expect(rows.get(key('::1', 0x9c41, '0:0:0:0:0:0:0:1', 80))).toBe(1001);
+    const rows =
+      '   0: 0000000000000000FFFF00000100007F:9C40 0000000000000000FFFF00000100007F:0050 01 0:0 0:0 0 1000 0 5 1\n' +
+      '   1: 00000000000000000000000001000000:9C41 00000000000000000000000001000000:0050 01 0:0 0:0 0 1001 0 6 1\n';
+    expect(owner(rows, 6, true, '::ffff:127.0.0.1', 0x9c40, '127.0.0.1', 80)).toBe(1000);
+    expect(owner(rows, 6, true, '::1', 0x9c41, '0:0:0:0:0:0:0:1', 80)).toBe(1001);
+    expect(procEndpoint(addressBytes('::1') ?? [], 80, 4, true)).toBeUndefined(); // not in tcp
   });
 
-  it('issue #30 §6: a time-wait row (its uid column is 0, whoever owned it) is no owner', () => {
-    const rows = socketOwners(`${header}   1: 0100007F:D431 0100007F:1F90 06 0:0 0:0 0 0 0 0 1\n`, true);
-    expect(rows.size).toBe(0);
+  it('issue #30 §6: a time-wait row (its uid column is 0, whoever owned it) is no owner; the live row after it is', () => {
+    const rows =
+      '   1: 0100007F:D431 0100007F:1F90 06 0:0 0:0 0 0 0 0 1\n' +
+      '   2: 0100007F:D431 0100007F:1F90 01 0:0 0:0 0 65534 0 7 1\n';
+    expect(owner(rows.split('\n')[0] ?? '', 4, true, '127.0.0.1', 0xd431, '127.0.0.1', 8080)).toBeUndefined();
+    expect(owner(rows, 4, true, '127.0.0.1', 0xd431, '127.0.0.1', 8080)).toBe(NOBODY);
+  });
+
+  it('issue #30 §6: a lookup among 20,000 rows of another user finds the one row by its exact endpoints (no row is parsed but it)', () => {
+    let rows = '';
+    for (let i = 0; i < 20_000; i++)
+      rows += `${String(i).padStart(5)}: 0100007F:${(10_000 + i).toString(16).toUpperCase().padStart(4, '0')} 0100007F:1F90 01 00000000:00000000 00:00000000 00000000 65534        0 ${i} 1\n`;
+    rows +=
+      '20000: 0100007F:EA60 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 1 1\n';
+    expect(owner(rows, 4, true, '127.0.0.1', 0xea60, '127.0.0.1', 8080)).toBe(0);
+    expect(owner(rows, 4, true, '127.0.0.1', 10_005, '127.0.0.1', 8080)).toBe(NOBODY);
   });
 });

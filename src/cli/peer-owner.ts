@@ -18,21 +18,7 @@ export type PeerOwner =
   /** Not Linux (or no process uid): the OS cannot tell. */
   | { kind: 'unsupported' };
 
-/** A TCP endpoint: 16 address bytes (IPv4 as IPv4-mapped IPv6, so both files compare alike) and a port. */
-type Endpoint = string;
-
 const TIME_WAIT = '06'; // a time-wait row keeps no owner: its uid column is 0, which would pass for root
-
-/** The address bytes of a /proc/net/tcp{,6} field: 32-bit words printed in host byte order. */
-function procAddressBytes(hex: string, littleEndian: boolean): number[] | undefined {
-  if (!/^(?:[0-9A-Fa-f]{8}){1,4}$/.test(hex) || (hex.length !== 8 && hex.length !== 32)) return undefined;
-  const bytes: number[] = [];
-  for (let w = 0; w < hex.length; w += 8) {
-    const word = [0, 2, 4, 6].map((i) => Number.parseInt(hex.slice(w + i, w + i + 2), 16));
-    bytes.push(...(littleEndian ? word.reverse() : word));
-  }
-  return bytes.length === 4 ? [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...bytes] : bytes;
-}
 
 /** The 16 bytes of an address as node prints it (`127.0.0.1`, `::1`, `::ffff:127.0.0.1`, `fe80::1%lo`). */
 export function addressBytes(address: string): number[] | undefined {
@@ -58,32 +44,6 @@ export function addressBytes(address: string): number[] | undefined {
   });
 }
 
-const endpoint = (bytes: number[], port: number): Endpoint =>
-  `${bytes.map((b) => b.toString(16).padStart(2, '0')).join('')}:${port}`;
-
-/**
- * The owners of the sockets in /proc/net/tcp-style text, by "local endpoint → remote endpoint".
- * Exported for the parser's tests; time-wait rows are left out.
- */
-export function socketOwners(table: string, littleEndian = endianness() === 'LE'): Map<string, number> {
-  const owners = new Map<string, number>();
-  for (const line of table.split('\n').slice(1)) {
-    const f = line.trim().split(/\s+/);
-    // sl local rem st tx:rx tr:when retrnsmt uid ...
-    if (f.length < 8 || f[3] === TIME_WAIT) continue;
-    const [local, remote, uid] = [f[1], f[2], Number(f[7])];
-    const parse = (field: string | undefined) => {
-      const [hex, port] = (field ?? '').split(':');
-      const bytes = procAddressBytes(hex ?? '', littleEndian);
-      return bytes && port ? endpoint(bytes, Number.parseInt(port, 16)) : undefined;
-    };
-    const l = parse(local);
-    const r = parse(remote);
-    if (l && r && Number.isInteger(uid)) owners.set(`${l}>${r}`, uid);
-  }
-  return owners;
-}
-
 /** Whether an address is one of this machine's (loopback, or an interface's): its peer is local. */
 function isOwnAddress(bytes: number[]): boolean {
   const mapped = bytes.slice(0, 12).every((b, i) => b === (i < 10 ? 0 : 0xff));
@@ -106,6 +66,49 @@ const read = (file: string): string | undefined => {
   }
 };
 
+/**
+ * The field /proc/net/tcp (family 4) or tcp6 (family 6) prints for an endpoint: the address as
+ * 32-bit words in host byte order, upper-case hex, then the port as four hex digits. Undefined when
+ * the address cannot be in that file (an IPv6 address in tcp).
+ */
+export function procEndpoint(
+  bytes: number[],
+  port: number,
+  family: 4 | 6,
+  littleEndian: boolean,
+): string | undefined {
+  const mapped = bytes.slice(0, 12).every((b, i) => b === (i < 10 ? 0 : 0xff));
+  if (family === 4 && !mapped) return undefined;
+  const used = family === 4 ? bytes.slice(12) : bytes;
+  let hex = '';
+  for (let w = 0; w < used.length; w += 4) {
+    const word = used.slice(w, w + 4);
+    for (const b of littleEndian ? word.reverse() : word) hex += b.toString(16).padStart(2, '0');
+  }
+  return `${hex}:${port.toString(16).padStart(4, '0')}`.toUpperCase();
+}
+
+/**
+ * The owner of the row "local → remote" in /proc/net/tcp-style text, found by searching for that
+ * exact pair rather than parsing every row: another user holding thousands of connections must
+ * not make each lookup slow (the check runs for every new connection). Time-wait rows are skipped.
+ */
+export function findOwner(table: string, local: string, remote: string): number | undefined {
+  const needle = ` ${local} ${remote} `;
+  for (let at = table.indexOf(needle); at !== -1; at = table.indexOf(needle, at + 1)) {
+    const lineEnd = table.indexOf('\n', at);
+    const f = table
+      .slice(at, lineEnd === -1 ? undefined : lineEnd)
+      .trim()
+      .split(/\s+/);
+    // local rem st tx:rx tr:when retrnsmt uid ...
+    if (f.length < 7 || f[2] === TIME_WAIT) continue;
+    const uid = Number(f[6]);
+    if (Number.isInteger(uid)) return uid;
+  }
+  return undefined;
+}
+
 /** Who owns the client end of `socket` (a connection accepted by a server in this process). */
 export function peerOwner(socket: Socket): PeerOwner {
   if (process.platform !== 'linux' || typeof process.getuid !== 'function') return { kind: 'unsupported' };
@@ -114,13 +117,19 @@ export function peerOwner(socket: Socket): PeerOwner {
   if (!remote || !local || socket.remotePort === undefined || socket.localPort === undefined) {
     return { kind: 'unknown', why: 'the connection has no addresses (closed already)' };
   }
-  // The client's row: its local end is our remote one, its remote end our local one.
-  const key = `${endpoint(remote, socket.remotePort)}>${endpoint(local, socket.localPort)}`;
+  const littleEndian = endianness() === 'LE';
   let readable = false;
-  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+  for (const [file, family] of [
+    ['/proc/net/tcp', 4],
+    ['/proc/net/tcp6', 6],
+  ] as const) {
+    // The client's row: its local end is our remote one, its remote end our local one.
+    const theirs = procEndpoint(remote, socket.remotePort, family, littleEndian);
+    const ours = procEndpoint(local, socket.localPort, family, littleEndian);
+    if (!theirs || !ours) continue;
     const table = read(file);
     readable ||= table !== undefined;
-    const uid = table === undefined ? undefined : socketOwners(table).get(key);
+    const uid = table === undefined ? undefined : findOwner(table, theirs, ours);
     if (uid !== undefined) return { kind: 'uid', uid };
   }
   if (!isOwnAddress(remote)) return { kind: 'remote' };
