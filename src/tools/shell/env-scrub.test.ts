@@ -44,6 +44,30 @@ describe('issue #30 §8: commands never receive toolgate’s own credentials or 
     expect(Object.keys(scrubEnv(env)).sort()).toEqual(['DOCKER_HOST', 'HTTP_PROXY', 'KEEP', 'PAGER', 'PATH']);
   });
 
+  it('issue #30 §8 (hostile review): the names credentials go by that no *_KEY/*_TOKEN pattern catches, and Bearer values, are taken out; SSH_AUTH_SOCK and friends stay', () => {
+    const env: NodeJS.ProcessEnv = {
+      TOKEN: 'x',
+      SECRET: 'x',
+      MY_APIKEY: 'x',
+      API_KEYS: 'x',
+      ACCESS_KEY_ID: 'x',
+      npm_config__authToken: 'x',
+      NPM_CONFIG__AUTH: 'x',
+      CI_JOB_JWT: 'x',
+      SESSION_COOKIE: 'x',
+      PASSPHRASE: 'x',
+      AUTH_HEADER: 'x',
+      DOCKER_AUTH_CONFIG: '{}',
+      GOOGLE_APPLICATION_CREDENTIALS: '/k.json',
+      UPSTREAM_AUTHORIZATION: 'Bearer abcdefghijkl',
+      SSH_AUTH_SOCK: '/run/ssh.sock',
+      KEYBOARD: 'us',
+      AUTHOR: 'someone',
+      HOME: '/root',
+    };
+    expect(Object.keys(scrubEnv(env)).sort()).toEqual(['AUTHOR', 'HOME', 'KEYBOARD', 'SSH_AUTH_SOCK']);
+  });
+
   it('the config’s denylist only adds: no entry of it (a negation included) brings a credential back', () => {
     const env = { PGPASSWORD: 'x', TOOLGATE_MCP_USER_TOKENS: 'y', KEEP: '1', MINE: '2' };
     expect(scrubEnv(env, ['!PGPASSWORD', '!TOOLGATE_*'])).not.toHaveProperty('PGPASSWORD');

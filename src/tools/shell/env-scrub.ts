@@ -23,14 +23,18 @@ export const DEFAULT_ENV_DENYLIST: readonly string[] = [
  * PGSSLKEY … and PGHOST/PGUSER, which with a trusted or peer login are a credential too), database
  * URLs, and the names passwords and tokens go by that the denylist's `*_X` patterns miss.
  */
-const CREDENTIAL_NAME = /^(?:TOOLGATE_|PG)|DATABASE_URL|PASSW(?:OR)?D|_PWD$|_TOKENS$|_SECRETS?$|^DSN$|_DSN$/i;
+const CREDENTIAL_NAME =
+  /^(?:TOOLGATE_|PG)|DATABASE_URL|PASSW(?:OR)?D|PASSPHRASE|_PWD$|^TOKENS?$|_TOKENS$|^SECRETS?$|_SECRETS?$|^DSN$|_DSN$|API_?KEYS?$|_KEYS$|_KEY_ID$|ACCESS_KEY|JWT|COOKIE|AUTH_?TOKEN|_AUTH$|AUTH_HEADER|AUTH_CONFIG|^npm_config_.*auth|CREDENTIAL/i;
+
+/** A value that is a credential whatever its name: an HTTP authorization header's value. */
+const CREDENTIAL_VALUE = /^\s*(?:Bearer|Basic|Token)\s+\S{8,}/i;
 
 /**
  * Toolgate's own credentials and anything shaped like one: a credential's name, or a value that is
  * a URL with a password or holds a `password=` setting. Not a list the config can shorten.
  */
 export function isCredential(name: string, value: string): boolean {
-  return CREDENTIAL_NAME.test(name) || holdsPassword(value);
+  return CREDENTIAL_NAME.test(name) || CREDENTIAL_VALUE.test(value) || holdsPassword(value);
 }
 
 /**
