@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
 import { DEFAULT_DENIED_PATTERNS, TOOLGATE_OWN_PATTERNS } from './default-denies.js';
@@ -229,7 +229,7 @@ export class Sandbox {
         { attempted: input, resolved: relative },
       );
     }
-    if (this.#deniedFiles.has(absolute) || within(absolute, this.#ownDirs)) {
+    if (this.#deniedFiles.has(absolute) || within(absolute, this.#ownDirs) || this.#linkToOwnFile(absolute)) {
       throw violation(`path "${relative}" is toolgate's own configuration or state and cannot be accessed`, {
         attempted: input,
         resolved: relative,
@@ -303,8 +303,43 @@ export class Sandbox {
     return (
       this.#deniedFiles.has(absolute) ||
       within(absolute, this.#ownDirs) ||
-      ownPatternMatch(toPosix(absolute).replace(/^\/+/, ''))
+      ownPatternMatch(toPosix(absolute).replace(/^\/+/, '')) ||
+      this.#linkToOwnFile(absolute)
     );
+  }
+
+  /**
+   * Whether a file is a hard link to one of toolgate's own files (the journal, the memory store,
+   * anything in its own directories): another name for the same inode is the same state. Only
+   * files with more than one link are compared, so the common case costs one stat.
+   */
+  #linkToOwnFile(absolute: string): boolean {
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(absolute);
+    } catch {
+      return false;
+    }
+    if (!st.isFile() || st.nlink < 2) return false;
+    const same = (file: string) => {
+      try {
+        const own = statSync(file);
+        return own.ino === st.ino && own.dev === st.dev;
+      } catch {
+        return false;
+      }
+    };
+    for (const file of this.#deniedFiles) if (same(file)) return true;
+    for (const dir of this.#ownDirs) {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      if (names.some((name) => same(path.join(dir, name)))) return true;
+    }
+    return false;
   }
 
   /**

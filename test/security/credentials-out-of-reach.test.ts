@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
@@ -306,6 +306,22 @@ describe('issue #30 §10: an explicit path to toolgate’s own state is refused 
     }
     expect(asked).toEqual([]);
     expect(readFileSync(memoryElsewhere, 'utf8')).toContain(CANARY);
+  });
+
+  it('a hard link to the memory store (another name, the same inode) is refused to commands and to read_file (hostile review)', async () => {
+    linkSync(path.join(root, '.toolgate', 'memory.db'), path.join(root, 'hl.db'));
+    asked.length = 0;
+    const g = gate();
+    for (const command of ['cat hl.db', 'grep -c alice hl.db', 'sqlite3 hl.db .dump']) {
+      const [r] = await g.execute([{ id: 'o4', name: 'run_command', arguments: { command } }]);
+      expect(r?.ok, command).toBe(false);
+      expect(r?.content).toMatch(/names toolgate's own configuration or state/);
+      expect(r?.content).not.toContain(CANARY);
+    }
+    const [read] = await g.execute([{ id: 'o5', name: 'read_file', arguments: { path: 'hl.db' } }]);
+    expect(read?.ok).toBe(false);
+    expect(read?.content).toContain("toolgate's own configuration or state");
+    expect(asked).toEqual([]);
   });
 
   it('a path that only looks alike still asks as before (.toolgate-notes, my.toolgate)', async () => {
