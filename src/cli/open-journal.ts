@@ -1,13 +1,12 @@
-import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Journal, JournalError } from '../journal/journal.js';
+import { STATE_DIR } from '../journal/own-state-files.js';
 import { PostgresJournal } from '../journal/postgres/postgres-journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import { redactUrl, secretInUrl } from '../output/redact-url.js';
 import type { Setup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
-
-const STATE_DIR = '.toolgate';
 
 /** A PostgreSQL URL, as `--journal` and `[journal] url` take one. */
 export function isDatabaseUrl(location: string): boolean {
@@ -26,9 +25,10 @@ export function journalPath(setup: Setup, option: string | undefined, cwd = proc
 }
 
 /**
- * Opens the journal or stops with a clear message (exit 2): nothing runs without it. In toolgate's
- * own `.toolgate/` folder (kept 0700) it also leaves a `.gitignore`, so the state never shows up in
- * `git status`.
+ * Opens the journal or stops with a clear message (exit 2): nothing runs without it. A journal,
+ * its side files or its folder of another user's is refused (SqliteJournal.open, own-state-files.ts).
+ * In toolgate's own `.toolgate/` folder (kept 0700) it also leaves a `.gitignore`, so the state
+ * never shows up in `git status`.
  */
 export function openJournalOrStop(file: string): Journal {
   // A password in the URL (`--journal`, `[journal] url`) would be in the process list, in messages
@@ -46,14 +46,9 @@ export function openJournalOrStop(file: string): Journal {
     throw error;
   }
   if (isDatabaseUrl(file)) return journal;
+  // toolgate's own folder was checked (this user's, made 0700) before the journal was opened.
   const dir = path.dirname(file);
   if (path.basename(dir) !== STATE_DIR) return journal;
-  try {
-    // toolgate's own folder is private (the journal holds file contents); tightened if it was not.
-    if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
-  } catch {
-    // Not ours to change (another owner): the files inside are still 0600.
-  }
   if (!existsSync(path.join(dir, '.gitignore'))) {
     try {
       writeFileSync(

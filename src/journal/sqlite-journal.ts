@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, constants, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Grant } from '../core/grant.js';
@@ -51,6 +50,7 @@ import {
   takenOver,
 } from './journal-records.js';
 import { makeDirs } from './make-dirs.js';
+import { ForeignStateError, prepareOwnDatabase } from './own-state-files.js';
 import { thisProcess } from './process-identity.js';
 import { migrate } from './schema.js';
 import { StagingFiles, writerGone } from './staging-files.js';
@@ -158,30 +158,6 @@ export function explainSqliteError(error: unknown, file: string): JournalError {
 }
 
 /**
- * The journal holds file contents the tools read (some from 0600 files): it and SQLite's side files
- * are readable by their owner only. A new file is created 0600 (SQLite gives the -wal and -shm
- * files the database's mode); an existing one that is looser is tightened.
- */
-function keepPrivate(file: string): void {
-  // Created, never opened if it exists: closing any descriptor of a file drops every POSIX lock
-  // this process holds on it, those of a connection another journal here has open included.
-  try {
-    closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
-    let mode: number;
-    try {
-      mode = statSync(f).mode;
-    } catch {
-      continue;
-    }
-    if ((mode & 0o077) !== 0) chmodSync(f, mode & 0o700);
-  }
-}
-
-/**
  * Switches a file to WAL. Several processes creating the journal at once can get SQLITE_BUSY here
  * without SQLite waiting its busy timeout (the switch needs an exclusive lock, and SQLite does not
  * wait where waiting could deadlock), so it is retried until the deadline; once one process has
@@ -263,8 +239,11 @@ export class SqliteJournal implements Journal {
     if (file !== ':memory:') {
       try {
         makeDirs(path.dirname(file));
-        keepPrivate(file);
+        // The journal holds file contents the tools read (some from 0600 files): it and SQLite's
+        // side files are this user's and readable by them only, in a folder nobody else owns.
+        prepareOwnDatabase(file, 'the journal');
       } catch (error) {
+        if (error instanceof ForeignStateError) throw new JournalError(error.message);
         throw new JournalError(
           `cannot create the journal ${file}: ${(error as Error).message}; use --journal FILE in a writable directory, or --no-journal`,
         );

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { makeDirs } from '../../journal/make-dirs.js';
+import { ForeignStateError, prepareOwnDatabase } from '../../journal/own-state-files.js';
 
 export interface MemoryEntry {
   key: string;
@@ -145,7 +145,18 @@ export class SqliteMemoryStore {
   static open(file: string): SqliteMemoryStore {
     if (file !== ':memory:') {
       makeDirs(path.dirname(file));
-      closeSync(openSync(file, 'a', 0o600)); // private from the start: it holds what a model saved
+      // Private from the start (it holds what a model saved), and this user's: a store, side file
+      // or folder another user made would let them read and plant memories (issue #30).
+      try {
+        prepareOwnDatabase(file, 'the memory store');
+      } catch (error) {
+        // The message may reach the model: the root's own path is left out (.toolgate/memory.db).
+        if (error instanceof ForeignStateError)
+          throw new ForeignStateError(
+            error.message.replaceAll(`${path.dirname(path.dirname(file))}${path.sep}`, ''),
+          );
+        throw error;
+      }
     }
     const db = new Database(file);
     db.pragma('busy_timeout = 5000');
