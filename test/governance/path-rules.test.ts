@@ -108,8 +108,15 @@ describe('issue #30 §12: governance path rules written absolute, ~/ or $HOME/ a
         ['forbidden_paths', [pattern]],
         ['allowed_paths', [pattern, 'docs/**']],
       ] as const) {
-        const call = gate(root, governed({ [key]: list }));
-        const doc = await call('read_file', { path: 'docs/a.md' });
+        // config check refuses it (load-config.ts) …
+        expect(() => validateConfig({ tools: governed({ [key]: list }) }), `${key} ${pattern}`).toThrow(fix);
+        // … and a config built past the check (a library caller's object) still fails closed.
+        const config = validateConfig({ tools: governed({ [key]: ['placeholder/**'] }) });
+        const rules = config.tools.governance.tools.read_file as unknown as Record<string, string[]>;
+        rules[key] = [...list];
+        const g = createToolgate({ config, roots: [root], approver: approveAll });
+        const [doc] = await g.execute([{ id: 'c', name: 'read_file', arguments: { path: 'docs/a.md' } }]);
+        if (!doc) throw new Error('no result');
         expect(doc.error?.type, `${key} ${pattern}`).toBe('Denied');
         expect(doc.content).toContain(fix);
         expect(doc.content).not.toContain('DOC');

@@ -225,6 +225,7 @@ describe('issue #30 §1: what a surface shows, decoded, is byte for byte what ru
         expect(contentOfWritePreview(preview)).toBe(content);
         expect(readFileSync(path.join(root, file)).equals(Buffer.from(content, 'utf8'))).toBe(true);
       }),
+      // 40: each run is a whole pipeline with a file written and fsynced; the planner-only property below runs 300.
       { numRuns: 40 },
     );
   });
