@@ -155,12 +155,43 @@ export function describeGrant(
   return `always allow ${request.toolName} ${coverageText(covers)} ${whoText(scope, options.store ?? 'journal')}`;
 }
 
-/** What a stored grant covers and for whom, for `toolgate grants list`. */
-export function describeStoredGrant(grant: Grant): string {
+/**
+ * What a stored grant covers and for whom, for `toolgate grants list`, in words made from what it
+ * really covers (its files, directory, origin, prefix or arguments' hash), never from the text the
+ * row keeps for display: a row written by someone else could say `./` and cover `/`. Paths under
+ * `root` are shown relative to it, any other absolute. A grant not made by this user here
+ * (`notMadeHere`, see grant-rows.ts) allows nothing and says so.
+ */
+export function describeStoredGrant(grant: Grant & { notMadeHere?: GrantCoverage }, root?: string): string {
+  const who = grant.scope === 'session' ? `session ${quoted(grant.session ?? '?')}` : 'every session';
+  if (grant.notMadeHere && grant.notMadeHere.kind !== 'tool_wide_legacy')
+    return `${grant.tool} ${realCoverageText(grant.notMadeHere, root)}, ${who}: not made by this user here: ignored (revoke it)`;
   if (grant.covers.kind === 'tool_wide_legacy')
     return `${grant.tool}: an old grant for every call of the tool, no longer honoured (revoke it)`;
-  const who = grant.scope === 'session' ? `session ${quoted(grant.session ?? '?')}` : 'every session';
-  return `${grant.tool} ${coverageText([grant.covers])}, ${who}`;
+  return `${grant.tool} ${realCoverageText(grant.covers, root)}, ${who}`;
+}
+
+function realCoverageText(c: GrantCoverage, root: string | undefined): string {
+  const where = (p: string) => {
+    if (root && inside(p, root)) return path.relative(root, p) || '.';
+    return p;
+  };
+  switch (c.kind) {
+    case 'command':
+      return `commands starting ${quoted(c.prefix.join(' '))}`;
+    case 'paths':
+      return `to ${c.paths.map((p) => quoted(where(p))).join(', ')}`;
+    case 'directory': {
+      const dir = where(c.directory);
+      return `to any file under ${quoted(dir.endsWith('/') ? dir : `${dir}/`)}`;
+    }
+    case 'origin':
+      return `fetches from ${quoted(c.origin)}`;
+    case 'arguments':
+      return `with exactly the arguments approved then (SHA-256 ${c.sha256.slice(0, 16)}…)`;
+    default:
+      return 'nothing (an old tool-wide grant)';
+  }
 }
 
 function coverageText(covers: readonly GrantCoverage[]): string {

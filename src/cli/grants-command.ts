@@ -1,5 +1,7 @@
+import path from 'node:path';
 import { describeStoredGrant } from '../approval/grant-coverage.js';
 import type { Grant } from '../core/grant.js';
+import { isForeignGrant } from '../journal/grant-rows.js';
 import type { Journal } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { journalPath, openExistingJournal } from './open-journal.js';
@@ -17,11 +19,17 @@ export interface GrantsOptions {
 
 type Out = NodeJS.WritableStream;
 
-function withJournal<T>(options: GrantsOptions, use: (journal: Journal | undefined) => T): T {
+/** The first root, absolute: paths a grant covers under it are shown relative to it. */
+function firstRoot(setup: ReturnType<typeof resolveSetup>): string {
+  return path.resolve(setup.baseDir, setup.roots[0] ?? '.');
+}
+
+function withJournal<T>(options: GrantsOptions, use: (journal: Journal | undefined, root: string) => T): T {
   // Looking at or removing grants never creates a journal where there is none.
-  const journal = openExistingJournal(journalPath(resolveSetup(options), options.journal));
+  const setup = resolveSetup(options);
+  const journal = openExistingJournal(journalPath(setup, options.journal));
   try {
-    return use(journal);
+    return use(journal, firstRoot(setup));
   } finally {
     journal?.close();
   }
@@ -32,14 +40,21 @@ function withJournal<T>(options: GrantsOptions, use: (journal: Journal | undefin
  * force for one session), each with its id, what it covers and for whom.
  */
 export function runGrantsList(options: GrantsOptions, out: Out): number {
-  return withJournal(options, (journal) => {
-    const grants = journal
-      ? options.session !== undefined
-        ? journal.listGrants(options.session)
-        : journal.allGrants()
-      : [];
+  return withJournal(options, (journal, root) => {
+    // Those of one session are filtered from every row, so rows that allow nothing show too.
+    const all = journal ? journal.allGrants() : [];
+    const grants =
+      options.session !== undefined
+        ? all.filter((g) => g.scope === 'project' || g.session === options.session)
+        : all;
     if (options.json) {
-      out.write(`${JSON.stringify(grants.map(grantJson), null, 2)}\n`);
+      out.write(
+        `${JSON.stringify(
+          grants.map((g) => grantJson(g, root)),
+          null,
+          2,
+        )}\n`,
+      );
       return 0;
     }
     if (grants.length === 0) {
@@ -48,7 +63,7 @@ export function runGrantsList(options: GrantsOptions, out: Out): number {
     }
     for (const g of grants)
       out.write(
-        `${g.id}  ${new Date(g.createdAt).toISOString()}  ${sanitizeForTerminal(describeStoredGrant(g))}\n`,
+        `${g.id}  ${new Date(g.createdAt).toISOString()}  ${sanitizeForTerminal(describeStoredGrant(g, root))}\n`,
       );
     out.write('remove one with `toolgate grants revoke ID`, every one with `toolgate grants revoke --all`\n');
     return 0;
@@ -73,7 +88,8 @@ export async function runGrantsRevoke(
   const wanted = id === undefined ? undefined : Number(id);
   if (wanted !== undefined && (!/^\d+$/.test(id ?? '') || !Number.isSafeInteger(wanted) || wanted < 1))
     throw new UsageError(`give the grant's number as \`toolgate grants list\` shows it (got "${id}")`);
-  const journal = openExistingJournal(journalPath(resolveSetup(options), options.journal));
+  const setup = resolveSetup(options);
+  const journal = openExistingJournal(journalPath(setup, options.journal));
   if (!journal) {
     if (wanted !== undefined)
       throw new UsageError(`no grant has id ${wanted}: there is no journal here yet, so there are no grants`);
@@ -86,7 +102,9 @@ export async function runGrantsRevoke(
       if (!grant || !journal.revokeGrant(wanted))
         throw new UsageError(`no grant has id ${wanted}; see \`toolgate grants list\``);
       await journal.sync();
-      out.write(`revoked grant ${wanted}: ${sanitizeForTerminal(describeStoredGrant(grant))}\n`);
+      out.write(
+        `revoked grant ${wanted}: ${sanitizeForTerminal(describeStoredGrant(grant, firstRoot(setup)))}\n`,
+      );
       return 0;
     }
     const n = journal.revokeGrants(options.session);
@@ -100,15 +118,18 @@ export async function runGrantsRevoke(
   }
 }
 
-function grantJson(g: Grant) {
+function grantJson(g: Grant, root: string) {
+  const foreign = isForeignGrant(g);
   return {
     id: g.id,
     tool: g.tool,
     scope: g.scope,
     session: g.session ?? null,
     created_at: new Date(g.createdAt).toISOString(),
-    covers: g.covers,
-    honoured: g.covers.kind !== 'tool_wide_legacy',
-    text: describeStoredGrant(g),
+    covers: foreign ? g.notMadeHere : g.covers,
+    // Made by this user's toolgate here (sealed, SQLite) or in a shared database (PostgreSQL).
+    made_here: !foreign,
+    honoured: !foreign && g.covers.kind !== 'tool_wide_legacy',
+    text: describeStoredGrant(g, root),
   };
 }

@@ -9,7 +9,26 @@ export type GrantRow = {
   scope: Grant['scope'];
   session_id: string | null;
   created_at: number | string;
+  /** SQLite since schema 15: the row's HMAC by this user's seal key (state-seal.ts). */
+  seal?: string | null;
 };
+
+/**
+ * A stored grant whose row does not prove it was made by this user on this machine (no seal, or
+ * one that does not verify: planted, copied, or from before schema 15). It allows nothing (its
+ * `covers` is the no-coverage kind); `notMadeHere` is what the row claims, for `grants list`.
+ */
+export type ForeignGrant = Grant & { notMadeHere: GrantCoverage };
+
+export function isForeignGrant(g: Grant): g is ForeignGrant {
+  return 'notMadeHere' in g;
+}
+
+/** A row that did not prove it was made here, as a grant that allows nothing (see ForeignGrant). */
+export function foreignGrantFromRow(r: GrantRow): ForeignGrant {
+  const claimed = grantFromRow(r);
+  return { ...claimed, covers: LEGACY, notMadeHere: claimed.covers };
+}
 
 /** The columns a grant is stored in: commands keep `prefix`, every other coverage `covers`. */
 export function grantColumns(grant: Grant): { prefix: string | null; covers: string | null } {

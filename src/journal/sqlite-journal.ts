@@ -8,7 +8,7 @@ import type { ToolResult } from '../core/tool-result.js';
 import { pendingFileSyncs } from '../sandbox/pending-syncs.js';
 import type { ReadRecord } from '../tools/fs/read-cache.js';
 import type { Todo } from '../tools/todos/todo-store.js';
-import { type GrantRow, grantColumns, grantFromRow } from './grant-rows.js';
+import { foreignGrantFromRow, type GrantRow, grantColumns, grantFromRow } from './grant-rows.js';
 import {
   type ApprovalAnswer,
   type BatchRecord,
@@ -53,7 +53,9 @@ import { makeDirs } from './make-dirs.js';
 import { ForeignStateError, prepareOwnDatabase } from './own-state-files.js';
 import { thisProcess } from './process-identity.js';
 import { migrate } from './schema.js';
+import { loadOrCreateSealKey, SEAL_KEY_FILE_DOC, sealKeyFile } from './seal-key.js';
 import { StagingFiles, writerGone } from './staging-files.js';
+import { answerFields, grantFields, modeFields, seal, sealValid } from './state-seal.js';
 import { WalIndexHeader } from './wal-index-header.js';
 import { WalSync } from './wal-sync.js';
 
@@ -157,6 +159,18 @@ export function explainSqliteError(error: unknown, file: string): JournalError {
   return new JournalError(`the journal ${file} failed: ${message}`);
 }
 
+/** This user's seal key, read (or made) once per process and key file. */
+const sealKeys = new Map<string, Buffer>();
+function defaultSealKey(): Buffer {
+  const file = sealKeyFile();
+  let key = sealKeys.get(file);
+  if (!key) {
+    key = loadOrCreateSealKey(file);
+    sealKeys.set(file, key);
+  }
+  return key;
+}
+
 /**
  * Switches a file to WAL. Several processes creating the journal at once can get SQLITE_BUSY here
  * without SQLite waiting its busy timeout (the switch needs an exclusive lock, and SQLite does not
@@ -222,7 +236,13 @@ export class SqliteJournal implements Journal {
   readonly #nextSeq = new Map<string, number>();
   #firstSession: string | undefined;
 
-  private constructor(location: string, db: Database.Database, uid: number | undefined) {
+  private constructor(
+    location: string,
+    db: Database.Database,
+    uid: number | undefined,
+    loadKey: () => Buffer,
+  ) {
+    this.#loadKey = loadKey;
     this.location = location;
     this.file = location === ':memory:' ? undefined : location;
     this.#db = db;
@@ -233,8 +253,17 @@ export class SqliteJournal implements Journal {
     this.#walIndex = location === ':memory:' ? undefined : new WalIndexHeader(location);
   }
 
-  /** `uid`: the user this process acts as, for whose staging folder it may write (default: its own). */
-  static open(file: string, options: { busyTimeoutMs?: number; uid?: number } = {}): SqliteJournal {
+  /** Gives this user's seal key (state-seal.ts), on first need: a journal without grants never reads it. */
+  readonly #loadKey: () => Buffer;
+
+  /**
+   * `uid`: the user this process acts as, for whose staging folder it may write (default: its own).
+   * `sealKey`: the key that seals grants, answers and modes (default: this user's, seal-key.ts).
+   */
+  static open(
+    file: string,
+    options: { busyTimeoutMs?: number; uid?: number; sealKey?: Buffer } = {},
+  ): SqliteJournal {
     let db: Database.Database | undefined;
     if (file !== ':memory:') {
       try {
@@ -261,7 +290,13 @@ export class SqliteJournal implements Journal {
       migrate(db);
       // Touch the file's header and schema now, so a damaged file fails here, before any batch.
       db.prepare('SELECT count(*) FROM batches').get();
-      const journal = new SqliteJournal(file, db, options.uid ?? process.getuid?.());
+      const given = options.sealKey;
+      const journal = new SqliteJournal(
+        file,
+        db,
+        options.uid ?? process.getuid?.(),
+        given ? () => given : defaultSealKey,
+      );
       journal.#foldForRead(); // batches a process staged before it died
       return journal;
     } catch (error) {
@@ -336,14 +371,16 @@ export class SqliteJournal implements Journal {
       ),
       pendingApprovals: db.prepare(PENDING_APPROVALS_SQL),
       answerApproval: db.prepare(
-        `INSERT INTO approval_answers (batch_id, call_index, approved, scope, reason, preview, answered_by, answered_at)
-         SELECT @batch, @index, @approved, @scope, @reason, @preview, @by, @at
+        `INSERT INTO approval_answers (batch_id, call_index, approved, scope, reason, preview, answered_by, answered_at, seal)
+         SELECT @batch, @index, @approved, @scope, @reason, @preview, @by, @at, @seal
          WHERE EXISTS (SELECT 1 FROM calls c JOIN batches b ON b.id = c.batch_id
                        WHERE c.batch_id = @batch AND c.call_index = @index
                          AND c.status = 'awaiting_approval' AND b.status = 'awaiting_approval')
          ON CONFLICT (batch_id, call_index) DO NOTHING`,
       ),
       approvalAnswers: db.prepare('SELECT * FROM approval_answers WHERE batch_id = ? ORDER BY call_index'),
+      answerOf: db.prepare('SELECT * FROM approval_answers WHERE batch_id = ? AND call_index = ?'),
+      dropAnswer: db.prepare('DELETE FROM approval_answers WHERE batch_id = ? AND call_index = ?'),
       pruneAnswers: db.prepare('DELETE FROM approval_answers WHERE batch_id NOT IN (SELECT id FROM batches)'),
       expiredLease: db
         .prepare(
@@ -376,13 +413,13 @@ export class SqliteJournal implements Journal {
         'INSERT INTO read_cache (session_id, path, sha256, read_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, path) DO UPDATE SET sha256 = excluded.sha256, read_at = excluded.read_at WHERE excluded.read_at >= read_cache.read_at',
       ),
       listGrants: db.prepare(
-        "SELECT id, tool, prefix, covers, scope, session_id, created_at FROM grants WHERE scope = 'project' OR session_id = ? ORDER BY id",
+        "SELECT id, tool, prefix, covers, scope, session_id, created_at, seal FROM grants WHERE scope = 'project' OR session_id = ? ORDER BY id",
       ),
       allGrants: db.prepare(
-        'SELECT id, tool, prefix, covers, scope, session_id, created_at FROM grants ORDER BY id',
+        'SELECT id, tool, prefix, covers, scope, session_id, created_at, seal FROM grants ORDER BY id',
       ),
       addGrant: db.prepare(
-        'INSERT INTO grants (session_id, tool, prefix, covers, scope, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO grants (session_id, tool, prefix, covers, scope, created_at, seal) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       revokeGrant: db.prepare('DELETE FROM grants WHERE id = ?'),
       revokeAllGrants: db.prepare('DELETE FROM grants'),
@@ -430,10 +467,9 @@ export class SqliteJournal implements Journal {
       noteRefusal: db.prepare('INSERT INTO refusals (at) VALUES (?)'),
       forgetRefusals: db.prepare('DELETE FROM refusals WHERE at < ?'),
       refusalsSince: db.prepare('SELECT count(*) FROM refusals WHERE at >= ?').pluck(),
-      lastMode: db.prepare('SELECT * FROM governance_modes ORDER BY seq DESC LIMIT 1'),
-      modes: db.prepare('SELECT * FROM governance_modes ORDER BY seq DESC LIMIT ?'),
+      modesNewestFirst: db.prepare('SELECT * FROM governance_modes ORDER BY seq DESC'),
       putMode: db.prepare(
-        'INSERT INTO governance_modes (mode, reason, actor, created_at) VALUES (?, ?, ?, ?) RETURNING *',
+        'INSERT INTO governance_modes (mode, reason, actor, created_at, seal) VALUES (?, ?, ?, ?, ?) RETURNING *',
       ),
       putTodo: db.prepare(
         'INSERT INTO todos (session_id, position, id, task, completed, created_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -1079,24 +1115,46 @@ export class SqliteJournal implements Journal {
   }
 
   answerApproval(answer: Omit<ApprovalAnswer, 'at'>): boolean {
-    const changes = this.#write(
-      () =>
-        this.#stmt.answerApproval.run({
-          batch: answer.batchId,
-          index: answer.index,
-          approved: answer.approved ? 1 : 0,
-          scope: answer.scope ?? null,
-          reason: answer.reason ?? null,
-          preview: answer.preview,
-          by: answer.by,
-          at: Date.now(),
-        }).changes,
-    );
+    const key = this.#keyToWrite('an approval answer');
+    const row = {
+      batch_id: answer.batchId,
+      call_index: answer.index,
+      approved: answer.approved ? 1 : 0,
+      scope: answer.scope ?? null,
+      reason: answer.reason ?? null,
+      preview: answer.preview,
+      answered_by: answer.by,
+      answered_at: Date.now(),
+    };
+    const changes = this.#write(() => {
+      // An answer this user's toolgate did not write (planted with the journal) holds nobody's
+      // place: it is dropped, so the person's own answer is the one recorded.
+      const old = this.#stmt.answerOf.get(row.batch_id, row.call_index) as
+        | (AnswerRow & { seal: string | null })
+        | undefined;
+      if (old && !sealValid(key, 'answer', answerFields(old), old.seal))
+        this.#stmt.dropAnswer.run(row.batch_id, row.call_index);
+      return this.#stmt.answerApproval.run({
+        batch: row.batch_id,
+        index: row.call_index,
+        approved: row.approved,
+        scope: row.scope,
+        reason: row.reason,
+        preview: row.preview,
+        by: row.answered_by,
+        at: row.answered_at,
+        seal: seal(key, 'answer', answerFields(row)),
+      }).changes;
+    });
     return changes > 0;
   }
 
+  /** Only answers this user's toolgate recorded here (sealed): a planted one answers nothing. */
   approvalAnswers(batchId: string): ApprovalAnswer[] {
-    return (this.#stmt.approvalAnswers.all(batchId) as AnswerRow[]).map(approvalAnswer);
+    const key = this.#keyToRead();
+    return (this.#stmt.approvalAnswers.all(batchId) as (AnswerRow & { seal: string | null })[])
+      .filter((r) => sealValid(key, 'answer', answerFields(r), r.seal))
+      .map(approvalAnswer);
   }
 
   /** SQLite has no notifications: the caller looks again after `waitMs` (and backs off). */
@@ -1319,20 +1377,38 @@ export class SqliteJournal implements Journal {
     // Asked before every batch: read again only when the file changed (as for grants).
     const version = this.#dataVersion();
     if (this.#mode && this.#mode.version === version) return this.#mode.record;
-    const row = this.#stmt.lastMode.get() as ModeRow | undefined;
+    const row = this.#sealedModes(1)[0];
     const record = row ? modeRecord(row) : undefined;
     this.#mode = { version, record };
     return record;
   }
 
   recordMode(mode: GovernanceMode, reason: string, actor: string): ModeRecord {
-    const row = this.#write(() => this.#stmt.putMode.get(mode, reason, actor, Date.now()) as ModeRow);
+    const key = this.#keyToWrite('a governance mode');
+    const at = Date.now();
+    const mac = seal(key, 'mode', modeFields({ mode, reason, actor, created_at: at }));
+    const row = this.#write(() => this.#stmt.putMode.get(mode, reason, actor, at, mac) as ModeRow);
     this.#mode = undefined;
     return modeRecord(row);
   }
 
+  /** Mode changes this user's toolgate recorded here, newest first: a planted one changes nothing. */
   modeHistory(limit: number): ModeRecord[] {
-    return (this.#stmt.modes.all(limit) as ModeRow[]).map(modeRecord);
+    return this.#sealedModes(limit).map(modeRecord);
+  }
+
+  #sealedModes(limit: number): ModeRow[] {
+    const key = this.#keyToRead();
+    const out: ModeRow[] = [];
+    if (!key || limit <= 0) return out;
+    for (const r of this.#stmt.modesNewestFirst.iterate() as IterableIterator<
+      ModeRow & { seal: string | null }
+    >) {
+      if (!sealValid(key, 'mode', modeFields(r), r.seal)) continue;
+      out.push(r);
+      if (out.length >= limit) break;
+    }
+    return out;
   }
 
   saveTodos(session: string, todos: readonly Todo[]): void {
@@ -1357,27 +1433,71 @@ export class SqliteJournal implements Journal {
   #grants: { version: number; session: string; list: Grant[] } | undefined;
   #mode: { version: number; record: ModeRecord | undefined } | undefined;
 
+  /** Only grants this user's toolgate made here (sealed): a planted or copied row allows nothing. */
   #readGrants(session: string): Grant[] {
-    return (this.#stmt.listGrants.all(session) as GrantRow[]).map(grantFromRow);
+    const key = this.#keyToRead();
+    return (this.#stmt.listGrants.all(session) as GrantRow[])
+      .filter((r) => sealValid(key, 'grant', grantFields(r), r.seal))
+      .map(grantFromRow);
   }
 
   addGrant(grant: Grant): void {
     this.#grants = undefined;
+    const key = this.#keyToWrite('a grant');
     const { prefix, covers } = grantColumns(grant);
+    const row = {
+      session_id: grant.scope === 'session' ? (grant.session ?? null) : null,
+      tool: grant.tool,
+      prefix,
+      covers,
+      scope: grant.scope,
+      created_at: grant.createdAt,
+    };
     this.#write(() =>
       this.#stmt.addGrant.run(
-        grant.scope === 'session' ? (grant.session ?? null) : null,
-        grant.tool,
-        prefix,
-        covers,
-        grant.scope,
-        grant.createdAt,
+        row.session_id,
+        row.tool,
+        row.prefix,
+        row.covers,
+        row.scope,
+        row.created_at,
+        seal(key, 'grant', grantFields(row)),
       ),
     );
   }
 
+  /** Every grant row, those not made by this user here marked (they allow nothing; `grants list`). */
   allGrants(): Grant[] {
-    return (this.#stmt.allGrants.all() as GrantRow[]).map(grantFromRow);
+    const key = this.#keyToRead();
+    return (this.#stmt.allGrants.all() as GrantRow[]).map((r) =>
+      sealValid(key, 'grant', grantFields(r), r.seal) ? grantFromRow(r) : foreignGrantFromRow(r),
+    );
+  }
+
+  /** This user's seal key, or undefined when it cannot be had (then nothing sealed verifies). */
+  #keyToRead(): Buffer | undefined {
+    try {
+      return this.#sealKey();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** This user's seal key for a row being written; without one nothing is written (fail closed). */
+  #keyToWrite(what: string): Buffer {
+    try {
+      return this.#sealKey();
+    } catch (error) {
+      throw new JournalError(
+        `${(error as Error).message} (toolgate seals ${what} with this user's key, ${SEAL_KEY_FILE_DOC}, so that a journal from elsewhere cannot bring its own)`,
+      );
+    }
+  }
+
+  #key: Buffer | undefined;
+  #sealKey(): Buffer {
+    this.#key ??= this.#loadKey();
+    return this.#key;
   }
 
   revokeGrant(id: number): boolean {

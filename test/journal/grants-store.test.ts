@@ -57,8 +57,12 @@ const stores: Record<string, () => Store> = {
       raw: (sql) => onFile((db) => db.exec(sql)),
       downgrade: () =>
         onFile((db) => {
+          // Before covers (14) and the seals (15).
+          db.exec('ALTER TABLE grants DROP COLUMN seal');
+          db.exec('ALTER TABLE approval_answers DROP COLUMN seal');
+          db.exec('ALTER TABLE governance_modes DROP COLUMN seal');
           db.exec('ALTER TABLE grants DROP COLUMN covers');
-          db.pragma(`user_version = ${(db.pragma('user_version', { simple: true }) as number) - 1}`);
+          db.pragma(`user_version = ${(db.pragma('user_version', { simple: true }) as number) - 2}`);
         }),
     };
   },
@@ -194,9 +198,14 @@ for (const [name, make] of Object.entries(stores)) {
       store.raw(
         `INSERT INTO grants (session_id, tool, prefix, covers, scope, created_at) VALUES (NULL, 'edit_file', NULL, '{"kind":"everything"}', 'project', 7)`,
       );
+      // On SQLite no row written outside toolgate (by an older one included) carries this user's
+      // seal: each allows nothing, the git push one too (see test/security/foreign-state.test.ts).
       expect(journal.allGrants().map((g) => [g.tool, g.covers])).toEqual([
         ['write_file', { kind: 'tool_wide_legacy' }],
-        ['run_command', { kind: 'command', prefix: ['git', 'push'] }],
+        [
+          'run_command',
+          name === 'SQLite' ? { kind: 'tool_wide_legacy' } : { kind: 'command', prefix: ['git', 'push'] },
+        ],
         ['edit_file', { kind: 'tool_wide_legacy' }],
       ]);
       const root = makeTempDir('toolgate-grants-root-');
