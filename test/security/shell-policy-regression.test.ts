@@ -136,6 +136,25 @@ const CASES: Case[] = [
   { command: 'LC_CTYPE=$L echo x', expect: 'ask', why: 'a locale known only at run time' },
   { command: 'env LC_ALL=zh_TW.BIG5 echo x', expect: 'ask', why: 'env with such a locale' },
   { command: 'LC_ALL=C ls', expect: 'allow', why: 'the C locale' },
+  // Lower-case settings programs read from their environment (hostile review of issue #30): an
+  // allow rule or grant for `npm test` must not let the line pick the shell npm runs scripts with.
+  {
+    command: 'npm_config_script_shell=/tmp/evil.sh npm test',
+    expect: 'ask',
+    why: 'npm_config_* before an allowed command',
+  },
+  {
+    command: 'env npm_config_node_options=--require=/tmp/x.js npm test',
+    expect: 'ask',
+    why: 'the same through env',
+  },
+  { command: 'socks5_proxy=http://evil:1 ls', expect: 'ask', why: "any scheme's proxy variable" },
+  { command: 'f=1 ls', expect: 'ask', why: 'a lower-case name handed to a program' },
+  {
+    command: 'f=1; ls',
+    expect: 'allow',
+    why: 'a shell variable on its own: no program sees it',
+  },
   { command: 'LANG=en_US.UTF-8 ls', expect: 'allow', why: 'a UTF-8 locale' },
   {
     command: 'LC_MESSAGES=fr_FR.ISO-8859-1 ls',

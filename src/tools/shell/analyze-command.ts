@@ -326,7 +326,8 @@ class Analysis {
         assigned = undefined;
       } else assigned = this.value(value, depth + 1);
     }
-    const why = assignmentRisk(target.text, assigned);
+    // `NAME=value cmd`: the assignment is a child of the command, and reaches its environment.
+    const why = assignmentRisk(target.text, assigned, node.parent?.type === 'command');
     if (why) this.risk(why);
   }
 

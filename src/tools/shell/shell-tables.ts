@@ -37,6 +37,8 @@ const LOWERCASE_READ_BY_PROGRAMS = new Set([
   'all_proxy',
   'no_proxy',
 ]);
+// Every scheme's proxy (curl reads [scheme]_proxy) is read by programs too.
+const PROXY_VARIABLE = /_proxy$/;
 
 /**
  * The variables that pick the character encoding bash reads a line in. In a multi-byte encoding
@@ -51,8 +53,17 @@ const ASCII_COMPATIBLE_LOCALE = /^(?:C|POSIX|C\.UTF-?8|[A-Za-z]{2,3}(?:_[A-Za-z]
  * it may be set without asking: a safe name, and for the locale variables a value that keeps bash
  * reading lines as the policy does.
  */
-export function assignmentRisk(name: string, value: string | undefined): string | undefined {
+export function assignmentRisk(
+  name: string,
+  value: string | undefined,
+  toProgram = false,
+): string | undefined {
   if (!safeToSet(name)) return `sets ${name}, which changes what programs run or read`;
+  // Before a command (or after env), even a lower-case name lands in the program's environment, and
+  // programs read lower-case settings there: npm_config_script_shell makes `npm run` start any
+  // program (hostile review of issue #30). Only the known-safe names may be handed over unasked.
+  if (toProgram && !SAFE_TO_SET.has(name) && !/^LC_[A-Z]+$/.test(name))
+    return `gives ${name} to the program's environment, where programs read settings (npm reads npm_config_*); set it on its own line if it is a shell variable`;
   if (!ENCODING_VARIABLES.has(name)) return undefined;
   if (value !== undefined && (value === '' || ASCII_COMPATIBLE_LOCALE.test(value))) return undefined;
   return `sets ${name} to ${value === undefined ? 'a value known only at run time' : `"${value}"`}: only C, POSIX and UTF-8 locales are known to make bash read a line as the policy does`;
@@ -65,7 +76,12 @@ export function assignmentRisk(name: string, value: string | undefined): string 
  */
 export function safeToSet(name: string): boolean {
   if (SAFE_TO_SET.has(name) || /^LC_[A-Z]+$/.test(name)) return true;
-  return /^[a-z_][a-z0-9_]*$/.test(name) && !LOWERCASE_READ_BY_PROGRAMS.has(name) && name !== '_';
+  return (
+    /^[a-z_][a-z0-9_]*$/.test(name) &&
+    !LOWERCASE_READ_BY_PROGRAMS.has(name) &&
+    !PROXY_VARIABLE.test(name) &&
+    name !== '_'
+  );
 }
 
 /**

@@ -275,7 +275,7 @@ function unwrapEnv(rest: readonly (string | undefined)[], risk: (reason: string)
     const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(a);
     if (!assignment) return { at: i };
     const varName = assignment[1] as string;
-    const why = assignmentRisk(varName, a.slice(varName.length + 1));
+    const why = assignmentRisk(varName, a.slice(varName.length + 1), true);
     if (why) risk(why);
     i++;
   }
