@@ -220,6 +220,12 @@ describe('issue #30 §5: "always" on a fetch grants that origin (scheme, ASCII h
     const server = createServer((req, res) => {
       const port = (server.address() as AddressInfo).port;
       hits.set(port, [...(hits.get(port) ?? []), req.url ?? '']);
+      const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to');
+      if (req.url?.startsWith('/go') && to) {
+        res.writeHead(302, { location: to });
+        res.end();
+        return;
+      }
       res.setHeader('content-type', 'text/plain');
       res.end(`page ${req.url}`);
     });
@@ -261,6 +267,28 @@ describe('issue #30 §5: "always" on a fetch grants that origin (scheme, ASCII h
     expect(person.asked).toHaveLength(4);
     expect(hits.get(b)).toBeUndefined();
     expect(hits.get(a)).toEqual(['/first', '/second?q=1']);
+  });
+
+  it('a redirect from the granted origin to another one is not followed: handed back, never requested (hostile review)', async () => {
+    const fetchConfig = validateConfig({
+      tools: { approval: { denylist: [] }, web: { allow_private: [`127.0.0.1:${a}`, `127.0.0.1:${b}`] } },
+    });
+    const root = makeTempDir('toolgate-narrow-redirect-');
+    const person = new ScriptedPerson().answers(always('session'));
+    const gate = createToolgate({ config: fetchConfig, roots: [root], approver: person.approver });
+    hits.clear();
+    expect((await run(gate, 'web_fetch', { url: `http://127.0.0.1:${a}/start` }))?.ok).toBe(true);
+    const secret = `http://127.0.0.1:${b}/secret`;
+    const hop = await run(gate, 'web_fetch', {
+      url: `http://127.0.0.1:${a}/go?to=${encodeURIComponent(secret)}`,
+    });
+    expect(person.asked).toHaveLength(1); // the granted origin: not asked
+    expect(hop?.metadata?.redirect).toBe(secret);
+    expect(hop?.content).toContain('to another origin');
+    expect(hits.get(b)).toBeUndefined();
+    // Within the origin a redirect is followed.
+    const inside = await run(gate, 'web_fetch', { url: `http://127.0.0.1:${a}/go?to=%2Finside` });
+    expect(inside?.content).toContain('page /inside');
   });
 
   it('a look-alike host is granted and matched in its ASCII (punycode) form: a grant for apple.com never covers аpple.com', () => {

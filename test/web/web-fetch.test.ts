@@ -187,23 +187,21 @@ describe('web_fetch (issue #15)', () => {
     for (const status of [301, 302, 303, 307, 308]) {
       for (const to of forbidden().slice(0, 9)) {
         const r = await fetch(siteUrl(`/redirect?status=${status}&to=${encodeURIComponent(to)}`));
-        // Same host (127.0.0.1, another port): followed and refused. Another host: not followed at
-        // all, handed back for the model to ask for on its own (where it is refused directly).
-        if (new URL(to).hostname === '127.0.0.1') {
-          expect(r.error?.type, `${status} → ${to}`).toBe('SandboxViolation');
-        } else {
-          expect(r.ok, `${status} → ${to}`).toBe(true);
-          expect(r.metadata?.redirect, `${status} → ${to}`).toBe(new URL(to).href);
-          expect(r.content).toMatch(/redirects \(HTTP \d+\) to another host/);
-        }
+        // Another origin (another port of the same host too): not followed at all, handed back for
+        // the model to ask for on its own (where it is refused directly).
+        expect(r.ok, `${status} → ${to}`).toBe(true);
+        expect(r.metadata?.redirect, `${status} → ${to}`).toBe(new URL(to).href);
+        expect(r.content).toMatch(/redirects \(HTTP \d+\) to another origin/);
         count++;
       }
     }
-    // A relative redirect stays on the allowed entry; an absolute one to the victim's port does not.
+    // An absolute redirect to the victim's port is another origin: handed back, and asked for on
+    // its own it is refused.
     const other = await fetch(
       siteUrl(`/redirect?to=${encodeURIComponent(`http://127.0.0.1:${victim.port}/`)}`),
     );
-    expect(other.error?.type).toBe('SandboxViolation');
+    expect(other.metadata?.redirect).toBe(`http://127.0.0.1:${victim.port}/`);
+    expect((await fetch(`http://127.0.0.1:${victim.port}/`)).error?.type).toBe('SandboxViolation');
     expect(count).toBe(45);
     expect(victim.log).toEqual([]);
   });

@@ -31,7 +31,7 @@ export interface FetchedPage {
   hops: string[];
   /** The address connected to for the last hop. */
   address: string | undefined;
-  /** A redirect to another host, not followed: the model asks for it on its own (policy judges it). */
+  /** A redirect to another origin, not followed: the model asks for it on its own (policy judges it). */
   redirectedTo?: string;
 }
 
@@ -134,7 +134,7 @@ export async function fetchUrl(
             `${target.href} redirects to ${JSON.stringify(location.slice(0, 200))}, which cannot be fetched (${(error as Error).message})`,
           );
         }
-        if (!sameSite(start, next)) {
+        if (!sameOrigin(start, next)) {
           return {
             url: target.href,
             status: response.statusCode,
@@ -171,17 +171,22 @@ export async function fetchUrl(
 }
 
 /**
- * Redirects are followed only within the host first asked for (http → https, another path or
- * port, `www.` added or dropped): what policy and approval judged was that host. A hop to another
- * host is handed back instead, so an allowed host's open redirect cannot carry a request anywhere.
+ * Redirects are followed only within the origin first asked for (scheme, host and port: what policy,
+ * the approval and an origin grant judged), plus the one upgrade from http to https on the same
+ * host with default ports. A hop anywhere else (another host, port or scheme, `www.` added or
+ * dropped, https down to http) is handed back, so neither an allowed host's open redirect nor a
+ * grant for one origin carries a request elsewhere (hostile review of issue #30 §5).
  */
-function sameSite(first: string, next: URL): boolean {
-  const bare = (host: string) =>
-    host
-      .toLowerCase()
-      .replace(/\.$/, '')
-      .replace(/^www\./, '');
-  return bare(new URL(first).hostname) === bare(next.hostname);
+function sameOrigin(first: string, next: URL): boolean {
+  const start = new URL(first);
+  if (start.origin === next.origin) return true;
+  return (
+    start.protocol === 'http:' &&
+    next.protocol === 'https:' &&
+    start.hostname === next.hostname &&
+    start.port === '' &&
+    next.port === ''
+  );
 }
 
 function refusedHost(host: string, key: 'denied_hosts' | 'allowed_hosts'): never {

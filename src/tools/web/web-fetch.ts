@@ -57,12 +57,12 @@ export function createWebFetchTool(settings: WebFetchSettings) {
       ]);
       const page = await fetchUrl(a.url, settings, ctx.signal);
       if (page.redirectedTo) {
-        // Another host: not followed here. The model calls again, and that URL is judged (policy,
+        // Another origin: not followed here. The model calls again, and that URL is judged (policy,
         // approval, host lists) on its own: an allowed host's open redirect opens nothing else.
         const to = page.redirectedTo;
         return {
-          content: `${page.url} redirects (HTTP ${page.status}) to another host: ${to}\nTo read it, call web_fetch with that URL.`,
-          display: `${page.status} redirect to ${to} (not followed: another host)`,
+          content: `${page.url} redirects (HTTP ${page.status}) to another origin: ${to}\nTo read it, call web_fetch with that URL.`,
+          display: `${page.status} redirect to ${to} (not followed: another origin)`,
           metadata: { url: page.url, status: page.status, redirect: to, redirects: page.hops.slice(1) },
         };
       }
