@@ -1,3 +1,4 @@
+import { lookAlikeHostNotes } from '../approval/look-alike-hosts.js';
 import type { CommandFacts } from '../core/command-facts.js';
 import type { ConfirmationRequest } from '../core/confirmation.js';
 import { type Denial, denialMetadata } from '../core/denial.js';
@@ -277,7 +278,12 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
         index,
       };
       if (summaryFull !== undefined) request.summaryFull = summaryFull;
-      if (decision.message !== undefined) request.message = showExact(decision.message, ONE_LINE);
+      // A command's look-alike hosts are named as web_fetch names its own (issue #30 §3).
+      const notes = [
+        ...(decision.message !== undefined ? [decision.message] : []),
+        ...(commandFacts ? lookAlikeHostNotes(commandFacts.commands.map((c) => c.text).join('\n')) : []),
+      ];
+      if (notes.length > 0) request.message = showExact(notes.join('; '), ONE_LINE);
       if (tool.approvalDetail) request.detail = showExact(tool.approvalDetail(args));
       // A command line as the policy parsed it: each sub-command it judged (the console shows them).
       if (commandFacts && commandFacts.commands.length > 1)
