@@ -152,13 +152,15 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE grants ADD COLUMN covers TEXT;
   `,
-  // State toolgate did not make (issue #30): grants, approval answers and governance modes carry
-  // an HMAC by this user's seal key (state-seal.ts). Rows from before have none and count for
-  // nothing: a journal committed to a repository must not bring its own grants by being migrated.
+  // State toolgate did not make (issue #30): grants, approval answers, governance modes and batches
+  // (a worker takes them over on its own) carry an HMAC by this user's seal key (state-seal.ts).
+  // Rows from before have none and count for nothing: a journal committed to a repository must not
+  // bring its own grants by being migrated.
   `
   ALTER TABLE grants ADD COLUMN seal TEXT;
   ALTER TABLE approval_answers ADD COLUMN seal TEXT;
   ALTER TABLE governance_modes ADD COLUMN seal TEXT;
+  ALTER TABLE batches ADD COLUMN seal TEXT;
   `,
 ];
 

@@ -55,7 +55,15 @@ import { thisProcess } from './process-identity.js';
 import { migrate } from './schema.js';
 import { loadOrCreateSealKey, SEAL_KEY_FILE_DOC, sealKeyFile } from './seal-key.js';
 import { StagingFiles, writerGone } from './staging-files.js';
-import { answerFields, grantFields, modeFields, seal, sealValid } from './state-seal.js';
+import {
+  answerFields,
+  type BatchSealRow,
+  batchFields,
+  grantFields,
+  modeFields,
+  seal,
+  sealValid,
+} from './state-seal.js';
 import { WalIndexHeader } from './wal-index-header.js';
 import { WalSync } from './wal-sync.js';
 
@@ -315,7 +323,7 @@ export class SqliteJournal implements Journal {
         'INSERT INTO messages (session_id, seq, role, batch_id, call_id, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       insertBatch: db.prepare(
-        'INSERT INTO batches (id, session_id, status, assistant_text, created_at, owner) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO batches (id, session_id, status, assistant_text, created_at, owner, seal) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       insertCall: db.prepare(
         "INSERT INTO calls (batch_id, call_index, call_id, name, arguments, status, decision) VALUES (?, ?, ?, ?, ?, 'planned', ?)",
@@ -382,12 +390,10 @@ export class SqliteJournal implements Journal {
       answerOf: db.prepare('SELECT * FROM approval_answers WHERE batch_id = ? AND call_index = ?'),
       dropAnswer: db.prepare('DELETE FROM approval_answers WHERE batch_id = ? AND call_index = ?'),
       pruneAnswers: db.prepare('DELETE FROM approval_answers WHERE batch_id NOT IN (SELECT id FROM batches)'),
-      expiredLease: db
-        .prepare(
-          `SELECT id FROM batches WHERE status IN ('open', 'awaiting_approval') AND lease_expires IS NOT NULL
-             AND lease_expires < ? ORDER BY created_at, rowid LIMIT 1`,
-        )
-        .pluck(),
+      expiredLease: db.prepare(
+        `SELECT id, session_id, created_at, seal FROM batches WHERE status IN ('open', 'awaiting_approval')
+           AND lease_expires IS NOT NULL AND lease_expires < ? ORDER BY created_at, rowid`,
+      ),
       batch: db.prepare('SELECT * FROM batches WHERE id = ?'),
       // substr, not LIKE: an id may hold '%' or '_' (ids come from callers).
       batchIdsStartingWith: db.prepare(
@@ -989,7 +995,7 @@ export class SqliteJournal implements Journal {
     const text = options.assistantText ?? null;
     if (streamed) this.#stmt.setAssistantText.run(text, id);
     else if (finished) this.#stmt.insertFinishedBatch.run(id, session, text, now, now, owner);
-    else this.#stmt.insertBatch.run(id, session, 'open', text, now, owner);
+    else this.#stmt.insertBatch.run(id, session, 'open', text, now, owner, this.#batchSeal(id, session, now));
     if (options.lease && !finished)
       this.#stmt.setLease.run(options.lease.worker, now + options.lease.ttlMs, id);
     const running = finished ? undefined : options.running;
@@ -1061,7 +1067,15 @@ export class SqliteJournal implements Journal {
     this.#write(() => {
       this.#stmt.ensureSession.run(session, now);
       if (!this.#stmt.batch.get(batchId)) {
-        this.#stmt.insertBatch.run(batchId, session, 'open', null, now, this.#owner);
+        this.#stmt.insertBatch.run(
+          batchId,
+          session,
+          'open',
+          null,
+          now,
+          this.#owner,
+          this.#batchSeal(batchId, session, now),
+        );
         // Held while the model is still writing the rest: no one takes over a batch still streaming.
         if (lease) this.#stmt.setLease.run(lease.worker, now + lease.ttlMs, batchId);
       }
@@ -1185,7 +1199,15 @@ export class SqliteJournal implements Journal {
         const taken = this.#stmt.claimOne.run({ worker: lease.worker, until, id: batchId, now }).changes;
         return taken > 0 ? batchId : undefined;
       }
-      const found = this.#stmt.expiredLease.get(now) as string | undefined;
+      // A worker takes over on its own only batches this user's toolgate journaled here (sealed):
+      // one planted in the journal (a committed .toolgate/journal.db) waits for a person to name it.
+      const key = this.#keyToRead();
+      let found: string | undefined;
+      for (const r of this.#stmt.expiredLease.iterate(now) as IterableIterator<BatchSealRow>) {
+        if (!sealValid(key, 'batch', batchFields(r), r.seal)) continue;
+        found = r.id;
+        break;
+      }
       if (found !== undefined) this.#stmt.setLease.run(lease.worker, until, found);
       return found;
     });
@@ -1472,6 +1494,12 @@ export class SqliteJournal implements Journal {
     return (this.#stmt.allGrants.all() as GrantRow[]).map((r) =>
       sealValid(key, 'grant', grantFields(r), r.seal) ? grantFromRow(r) : foreignGrantFromRow(r),
     );
+  }
+
+  /** A batch's seal (null without a key: it is then never taken over by a worker on its own). */
+  #batchSeal(id: string, session: string, createdAt: number): string | null {
+    const key = this.#keyToRead();
+    return key ? seal(key, 'batch', batchFields({ id, session_id: session, created_at: createdAt })) : null;
   }
 
   /** This user's seal key, or undefined when it cannot be had (then nothing sealed verifies). */

@@ -2,13 +2,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * Rows of a SQLite journal that decide what runs without asking (grants), answer for a person
- * (approval answers) or change the rules (governance modes) must prove they were written by this
+ * (approval answers), change the rules (governance modes) or are taken over by a worker on its own
+ * (incomplete batches) must prove they were written by this
  * user's toolgate on this machine: a journal committed to a repository, copied from elsewhere or
  * written with `sqlite3` by someone else would otherwise bring its own "always" (issue #30, "State
  * toolgate did not make"). Each such row carries an HMAC-SHA256 over its canonical fields, keyed by
  * this user's seal key (seal-key.ts); a row whose seal does not verify counts for nothing.
  */
-export type SealKind = 'grant' | 'answer' | 'mode';
+export type SealKind = 'grant' | 'answer' | 'mode' | 'batch';
 export type SealField = string | number | null;
 
 /** The seal of a row: hex HMAC-SHA256 of its kind and fields, as one JSON array (no ambiguity). */
@@ -72,4 +73,12 @@ export function modeFields(r: {
   created_at: number;
 }): SealField[] {
   return [r.mode, r.reason, r.actor, Number(r.created_at)];
+}
+
+/** An incomplete batch as a worker looks for one to take over. */
+export type BatchSealRow = { id: string; session_id: string; created_at: number; seal: string | null };
+
+/** A batch's sealed fields: which batch, of which session, when. */
+export function batchFields(r: { id: string; session_id: string; created_at: number }): SealField[] {
+  return [r.id, r.session_id, Number(r.created_at)];
 }

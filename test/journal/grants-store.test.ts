@@ -61,6 +61,7 @@ const stores: Record<string, () => Store> = {
           db.exec('ALTER TABLE grants DROP COLUMN seal');
           db.exec('ALTER TABLE approval_answers DROP COLUMN seal');
           db.exec('ALTER TABLE governance_modes DROP COLUMN seal');
+          db.exec('ALTER TABLE batches DROP COLUMN seal');
           db.exec('ALTER TABLE grants DROP COLUMN covers');
           db.pragma(`user_version = ${(db.pragma('user_version', { simple: true }) as number) - 2}`);
         }),

@@ -151,7 +151,7 @@ describe('staging files, second review (issue #14 item 4)', () => {
     const db = new Database(file);
     db.exec('ALTER TABLE staged_files DROP COLUMN seen');
     db.exec('ALTER TABLE grants DROP COLUMN covers'); // added by version 14, after 13
-    for (const table of ['grants', 'approval_answers', 'governance_modes'])
+    for (const table of ['grants', 'approval_answers', 'governance_modes', 'batches'])
       db.exec(`ALTER TABLE ${table} DROP COLUMN seal`); // added by version 15
     db.pragma('user_version = 12');
     db.close();
