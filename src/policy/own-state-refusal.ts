@@ -6,7 +6,7 @@
  * `ATTACH '.toolgate/memory.db'` in an SQL argument, `> .toolgate/journal.db`, a here-document.
  */
 const NAMES_OWN_STATE =
-  /(?:^|[^\w.-])(?:\.toolgate|toolgate\.toml)(?![\w.-])|toolgate\/(?:\.?trusted\.json|mcp-token)/;
+  /(?:^|[^\w.-])(?:\.toolgate|toolgate\.toml)(?![\w.-])|toolgate\/(?:\.?trusted\.json|mcp-token|seal-key)/;
 
 export function namesOwnState(text: string): boolean {
   return NAMES_OWN_STATE.test(text);

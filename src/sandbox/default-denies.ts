@@ -61,4 +61,8 @@ export const TOOLGATE_OWN_PATTERNS: readonly string[] = [
   // `toolgate mcp --http`'s generated bearer token ($XDG_STATE_HOME/toolgate/mcp-token) and its temp files.
   '**/toolgate/mcp-token',
   '**/toolgate/mcp-token.*',
+  // The key that seals the journal's grants, answers and modes ($XDG_STATE_HOME/toolgate/seal-key):
+  // whoever reads it can forge them.
+  '**/toolgate/seal-key',
+  '**/toolgate/seal-key.*',
 ];

@@ -288,12 +288,16 @@ describe('issue #30 §10: an explicit path to toolgate’s own state is refused 
     const stateHome = makeTempDir('toolgate-state-home-');
     mkdirSync(path.join(stateHome, 'toolgate'));
     writeFileSync(path.join(stateHome, 'toolgate', 'mcp-token'), `${CANARY}\n`);
+    writeFileSync(path.join(stateHome, 'toolgate', 'seal-key'), `${CANARY}\n`);
     symlinkSync(path.join(stateHome, 'toolgate', 'mcp-token'), path.join(root, 'token-link'));
     symlinkSync(memoryElsewhere, path.join(root, 'notes-link'));
     for (const command of [
       `cat ${path.join(testConfigHome(), 'toolgate', 'trusted.json')}`,
       `cat ${path.join(stateHome, 'toolgate', 'mcp-token')}`,
       'cat ~/.local/state/toolgate/mcp-token',
+      // The key that seals grants: whoever reads it can forge them.
+      `cat ${path.join(stateHome, 'toolgate', 'seal-key')}`,
+      'xxd ~/.local/state/toolgate/seal-key',
       // Through a link in the root, whose name says nothing: judged where it leads.
       'cat token-link',
       'sqlite3 notes-link .dump',
