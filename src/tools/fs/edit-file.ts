@@ -3,7 +3,8 @@ import { editPreview } from '../../approval/change-preview.js';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
 import { writeFileAtomic } from '../../sandbox/safe-fs.js';
-import { closestRegion, findTarget, type Match, reindent } from './find-target.js';
+import { closestRegion, findTarget, indentationNearMiss, type Match } from './find-target.js';
+import { applyShift, describeIndent } from './indent-shift.js';
 import { readExisting } from './read-existing.js';
 import type { StaleGuard } from './stale-guard.js';
 import { decodeText, encodeText, normalizeNewlines } from './text-format.js';
@@ -53,7 +54,7 @@ function pick(matches: Match[], hint: number | undefined): Match | undefined {
 
 /**
  * Replaces text in a file: every edit must match (exact, then ignoring trailing whitespace, then
- * ignoring indentation) exactly once unless replace_all or a line_hint settles it; all edits apply
+ * moved as one block by a common indentation, the replacement moved alike) exactly once unless replace_all or a line_hint settles it; all edits apply
  * or none. Line endings and a BOM stay as the file had them. Needs a prior read (stale guard).
  */
 export function createEditFileTool(settings: EditFileSettings) {
@@ -82,6 +83,13 @@ export function createEditFileTool(settings: EditFileSettings) {
         const wanted = normalizeNewlines(e.target);
         const matches = findTarget(text, wanted);
         if (matches.length === 0) {
+          const miss = indentationNearMiss(text, wanted);
+          if (miss) {
+            throw new ToolError(
+              'EditTargetNotFound',
+              `${label}copy the target's lines exactly as "${target.relative}" has them, indentation included: line ${miss.line} has ${describeIndent(miss.file)} ('${miss.file.trim()}') where the target's indentation, relative to its other lines, differs (${describeIndent(miss.target)}). A target matches at another indentation only when all its lines move by the same amount, so the change keeps the shape it was shown with.`,
+            );
+          }
           const near = closestRegion(text, wanted);
           throw new ToolError(
             'EditTargetNotFound',
@@ -100,10 +108,15 @@ export function createEditFileTool(settings: EditFileSettings) {
         }
         // Apply from the end so earlier offsets stay valid.
         for (const m of [...(chosen as Match[])].sort((x, y) => y.start - x.start)) {
-          text =
-            text.slice(0, m.start) +
-            reindent(normalizeNewlines(e.replacement), m.indentDelta) +
-            text.slice(m.end);
+          // An indentation match moves the replacement by the same shift as the target, as one block.
+          const moved = applyShift(normalizeNewlines(e.replacement), m.shift);
+          if (moved === undefined) {
+            throw new ToolError(
+              'EditTargetNotFound',
+              `${label}indent the target and replacement as "${target.relative}" has them at line ${m.line}: the target matched only with ${describeIndent(m.shift?.remove ?? '')} less indentation, and a replacement line has less than that to take away, so moving it would change its indentation relative to the other lines.`,
+            );
+          }
+          text = text.slice(0, m.start) + moved + text.slice(m.end);
           replacements++;
         }
       }

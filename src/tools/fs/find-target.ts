@@ -1,7 +1,10 @@
+import { commonShift, firstIndentDifference, type IndentShift } from './indent-shift.js';
+
 /**
  * Locating an edit target in a file (edit_file). Three stages, each tried only when the one before
- * found nothing: exact text, then lines equal ignoring trailing whitespace, then lines equal
- * ignoring indentation. Matches are character ranges in the file text.
+ * found nothing: exact text, then lines equal ignoring trailing whitespace, then the same lines
+ * moved as one block by a common indentation (issue #30 §1: never lines re-indented one by one,
+ * which changed where a line sat). Matches are character ranges in the file text.
  */
 export interface Match {
   start: number;
@@ -9,8 +12,8 @@ export interface Match {
   /** 1-based line of the match start. */
   line: number;
   stage: 'exact' | 'trailing-whitespace' | 'indentation';
-  /** For an indentation match: what the file's first line has in front of the target's indent. */
-  indentDelta?: { add: string; remove: string };
+  /** For an indentation match: how the file's lines are moved from the target's; the replacement moves the same. */
+  shift?: IndentShift;
 }
 
 function lineStarts(text: string): number[] {
@@ -38,8 +41,11 @@ function exactMatches(text: string, target: string, starts: readonly number[]): 
   return out;
 }
 
-const leading = (s: string) => /^[ \t]*/.exec(s)?.[0] ?? '';
+/** The target as lines: a target ending in a newline covers whole lines, that last empty piece is not one. */
+const targetLines = (target: string) =>
+  target.endsWith('\n') ? target.slice(0, -1).split('\n') : target.split('\n');
 
+/** Line-wise matches where `fits` accepts the file's lines for the target's. */
 function lineMatches(
   text: string,
   target: string,
@@ -47,36 +53,28 @@ function lineMatches(
   stage: 'trailing-whitespace' | 'indentation',
 ): Match[] {
   const fileLines = text.split('\n');
-  // A target ending in a newline covers whole lines; that final empty piece is not a line to match.
-  const wantLines = target.endsWith('\n') ? target.slice(0, -1).split('\n') : target.split('\n');
-  const norm = stage === 'trailing-whitespace' ? (s: string) => s.trimEnd() : (s: string) => s.trim();
-  const want = wantLines.map(norm);
-  if (want.every((l) => l === '')) return [];
+  const want = targetLines(target);
+  if (want.every((l) => l.trim() === '')) return [];
+  // The empty piece after a final newline is no line: a blank target line must match a real one.
+  const real = text.endsWith('\n') ? fileLines.length - 1 : fileLines.length;
   const out: Match[] = [];
-  for (let i = 0; i + want.length <= fileLines.length; i++) {
-    let ok = true;
-    for (let k = 0; k < want.length; k++) {
-      if (norm(fileLines[i + k] as string) !== want[k]) {
-        ok = false;
-        break;
+  for (let i = 0; i + want.length <= real; i++) {
+    let shift: IndentShift | undefined;
+    if (stage === 'trailing-whitespace') {
+      let ok = true;
+      for (let k = 0; k < want.length && ok; k++) {
+        ok = (fileLines[i + k] as string).trimEnd() === (want[k] as string).trimEnd();
       }
+      if (!ok) continue;
+    } else {
+      shift = commonShift(fileLines.slice(i, i + want.length), want);
+      if (!shift) continue;
     }
-    if (!ok) continue;
     const start = starts[i] as number;
     const lastLine = i + want.length - 1;
     let end = (starts[lastLine] as number) + (fileLines[lastLine] as string).length;
     if (target.endsWith('\n') && end < text.length) end += 1;
-    const match: Match = { start, end, line: i + 1, stage };
-    if (stage === 'indentation') {
-      const fileIndent = leading(fileLines[i] as string);
-      const targetIndent = leading(wantLines[0] as string);
-      match.indentDelta = fileIndent.endsWith(targetIndent)
-        ? { add: fileIndent.slice(0, fileIndent.length - targetIndent.length), remove: '' }
-        : targetIndent.endsWith(fileIndent)
-          ? { add: '', remove: targetIndent.slice(0, targetIndent.length - fileIndent.length) }
-          : { add: '', remove: '' };
-    }
-    out.push(match);
+    out.push({ start, end, line: i + 1, stage, ...(shift ? { shift } : {}) });
   }
   return out;
 }
@@ -91,17 +89,22 @@ export function findTarget(text: string, target: string): Match[] {
   return lineMatches(text, target, starts, 'indentation');
 }
 
-/** Re-indents a replacement the way the file is indented where an indentation-stage match landed. */
-export function reindent(replacement: string, delta: Match['indentDelta']): string {
-  if (!delta || (delta.add === '' && delta.remove === '')) return replacement;
-  return replacement
-    .split('\n')
-    .map((line) => {
-      if (line.trim() === '') return line;
-      const base = delta.remove && line.startsWith(delta.remove) ? line.slice(delta.remove.length) : line;
-      return delta.add + base;
-    })
-    .join('\n');
+/**
+ * For a target no stage matched: the first place whose lines equal it ignoring all indentation,
+ * and the first line whose indentation differs relative to the others, so the model can copy it.
+ */
+export function indentationNearMiss(
+  text: string,
+  target: string,
+): { line: number; file: string; target: string } | undefined {
+  const fileLines = text.split('\n');
+  const want = targetLines(target);
+  if (want.every((l) => l.trim() === '')) return undefined;
+  for (let i = 0; i + want.length <= fileLines.length; i++) {
+    const diff = firstIndentDifference(fileLines.slice(i, i + want.length), want);
+    if (diff) return { line: i + diff.index + 1, file: diff.file, target: diff.shown };
+  }
+  return undefined;
 }
 
 /** Dice coefficient on character bigrams: a cheap "how alike are these lines". */

@@ -1,5 +1,6 @@
 import { ToolError } from '../../core/tool-error.js';
-import type { Chunk } from './patch-ops.js';
+import { describeIndent, firstIndentDifference, leadingWhitespace } from '../fs/indent-shift.js';
+import { type Chunk, type ChunkLine, oldSide } from './patch-ops.js';
 import { seekLines } from './seek-lines.js';
 
 function fail(path: string, chunk: Chunk, message: string): ToolError {
@@ -25,6 +26,39 @@ function choose(found: number[], hint: number | undefined): number | undefined {
 }
 
 /**
+ * What replaces the matched lines: the FILE's own text for every context line, nothing for a
+ * removed line, the added lines exactly as the patch shows them. So every line written is either a
+ * line the patch did not touch, byte for byte, or a `+` line as the person read it (issue #30 §1).
+ */
+function replacement(body: readonly ChunkLine[], lines: readonly string[], start: number): string[] {
+  const out: string[] = [];
+  let k = start;
+  for (const line of body) {
+    if (line.kind === 'add') out.push(line.text);
+    else if (line.kind === 'context') out.push(lines[k++] as string);
+    else k++;
+  }
+  return out;
+}
+
+/** Where the old lines match only at another indentation: the first line that differs, for the message. */
+function indentMiss(lines: readonly string[], oldLines: readonly string[], cursor: number): string {
+  for (const at of seekLines(lines, oldLines, cursor, false, 'ignored')) {
+    const region = lines.slice(at, at + oldLines.length);
+    // Off in relative indentation, or all moved alike: either way the first line whose indent differs.
+    const k =
+      firstIndentDifference(region, oldLines)?.index ??
+      region.findIndex(
+        (l, i) => l.trim() !== '' && leadingWhitespace(l) !== leadingWhitespace(oldLines[i] as string),
+      );
+    if (k < 0) continue;
+    const file = region[k] as string;
+    return `Copy the lines with the file's indentation: line ${at + k + 1} ('${file.trim()}') has ${describeIndent(file)} where the patch has ${describeIndent(oldLines[k] as string)}. Lines match only at the file's own indentation, so the added lines land in the block the patch shows.\n`;
+  }
+  return '';
+}
+
+/**
  * Applies the chunks of one Update to a file's text (`\n` line breaks). Differences from codex, on
  * purpose: an ambiguous match is refused (the candidates are named), a pure addition after `@@ ctx`
  * goes right after that context line, and several `@@` lines narrow the search one after another.
@@ -41,7 +75,7 @@ export function applyChunks(
   let cursor = 0;
   for (const chunk of chunks) {
     for (const context of chunk.contexts) {
-      const found = seekLines(lines, [context], cursor, false);
+      const found = seekLines(lines, [context], cursor, false, 'ignored');
       if (found.length === 0)
         throw fail(path, chunk, `context line '${context}' was not found after line ${cursor}`);
       const at = choose(found, chunk.oldStart === undefined ? undefined : chunk.oldStart - 1);
@@ -54,26 +88,27 @@ export function applyChunks(
       }
       cursor = at + 1;
     }
-    let oldLines = chunk.oldLines;
-    let newLines = chunk.newLines;
+    let body = chunk.lines;
+    let oldLines = oldSide(chunk);
     if (oldLines.length === 0) {
       // Pure addition: after the context line when one was given, else at the end of the file.
       const at = chunk.contexts.length > 0 && !chunk.eof ? cursor : lines.length;
-      replacements.push({ start: at, length: 0, lines: newLines });
+      replacements.push({ start: at, length: 0, lines: replacement(body, lines, at) });
       cursor = at;
       continue;
     }
     const hint = chunk.oldStart === undefined ? undefined : chunk.oldStart - 1;
     let found = seekLines(lines, oldLines, cursor, chunk.eof);
-    // A trailing empty line in the patch is often just the blank line before the next header.
-    while (found.length === 0 && oldLines.at(-1) === '') {
-      oldLines = oldLines.slice(0, -1);
-      if (newLines.at(-1) === '') newLines = newLines.slice(0, -1);
+    // A trailing empty context line in the patch is often just the blank line before the next header.
+    while (found.length === 0 && body.at(-1)?.kind === 'context' && body.at(-1)?.text === '') {
+      body = body.slice(0, -1);
+      oldLines = oldSide({ lines: body });
       found = seekLines(lines, oldLines, cursor, chunk.eof);
     }
     if (found.length === 0) {
+      const indent = indentMiss(lines, oldLines, cursor);
       const firstLine = oldLines.find((l) => l.trim() !== '') ?? '';
-      const near = firstLine ? seekLines(lines, [firstLine], 0, false) : [];
+      const near = firstLine ? seekLines(lines, [firstLine], 0, false, 'ignored') : [];
       const where = near.length
         ? `\nIts first line appears at line ${near
             .map((n) => n + 1)
@@ -85,7 +120,7 @@ export function applyChunks(
       throw fail(
         path,
         chunk,
-        `the lines to replace were not found${chunk.eof ? ' at the end of the file' : cursor > 0 ? ` after line ${cursor}` : ''}:\n${oldLines.join('\n')}${where}\nRead the file again and copy the context exactly.`,
+        `${indent}the lines to replace were not found${chunk.eof ? ' at the end of the file' : cursor > 0 ? ` after line ${cursor}` : ''}:\n${oldLines.join('\n')}${where}\nRead the file again and copy the context exactly.`,
       );
     }
     const start = choose(found, hint);
@@ -96,7 +131,7 @@ export function applyChunks(
         `the lines to replace occur ${found.length} times (at lines ${found.map((f) => f + 1).join(', ')}); add more context lines or an '@@ <line>' header so only one place matches`,
       );
     }
-    replacements.push({ start, length: oldLines.length, lines: newLines });
+    replacements.push({ start, length: oldLines.length, lines: replacement(body, lines, start) });
     cursor = start + oldLines.length;
   }
   replacements.sort((a, b) => a.start - b.start);

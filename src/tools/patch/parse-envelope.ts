@@ -118,7 +118,7 @@ function parseChunk(
   if (i === start && !first) {
     throw hunkError(lineNo(i), `expected the chunk to start with an '@@' line, got: '${body[i]}'`);
   }
-  const chunk: Chunk = { contexts, oldLines: [], newLines: [], eof: false, patchLine: lineNo(start) };
+  const chunk: Chunk = { contexts, lines: [], eof: false, patchLine: lineNo(start) };
   let bodyLines = 0;
   while (i < body.length) {
     const line = body[i] as string;
@@ -129,15 +129,13 @@ function parseChunk(
     }
     const kind = line[0];
     if (line === '') {
-      chunk.oldLines.push('');
-      chunk.newLines.push('');
+      chunk.lines.push({ kind: 'context', text: '' });
     } else if (kind === ' ') {
-      chunk.oldLines.push(line.slice(1));
-      chunk.newLines.push(line.slice(1));
+      chunk.lines.push({ kind: 'context', text: line.slice(1) });
     } else if (kind === '-') {
-      chunk.oldLines.push(line.slice(1));
+      chunk.lines.push({ kind: 'remove', text: line.slice(1) });
     } else if (kind === '+') {
-      chunk.newLines.push(line.slice(1));
+      chunk.lines.push({ kind: 'add', text: line.slice(1) });
     } else {
       if (bodyLines === 0) {
         throw hunkError(

@@ -1,4 +1,4 @@
-import { type Chunk, type PatchOp, PatchParseError } from './patch-ops.js';
+import { type Chunk, newSide, type PatchOp, PatchParseError } from './patch-ops.js';
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 
@@ -90,8 +90,7 @@ export function parseUnifiedDiff(text: string): PatchOp[] {
       let newLeft = m[4] === undefined ? 1 : Number(m[4]);
       const chunk: Chunk = {
         contexts: [],
-        oldLines: [],
-        newLines: [],
+        lines: [],
         eof: false,
         oldStart: Number(m[1]),
         patchLine: i + 1,
@@ -109,17 +108,16 @@ export function parseUnifiedDiff(text: string): PatchOp[] {
         const kind = body[0] ?? ' ';
         const rest = body.slice(1);
         if (kind === ' ' || body === '') {
-          chunk.oldLines.push(rest);
-          chunk.newLines.push(rest);
+          chunk.lines.push({ kind: 'context', text: rest });
           oldLeft--;
           newLeft--;
           lastSide = 'both';
         } else if (kind === '-') {
-          chunk.oldLines.push(rest);
+          chunk.lines.push({ kind: 'remove', text: rest });
           oldLeft--;
           lastSide = 'old';
         } else if (kind === '+') {
-          chunk.newLines.push(rest);
+          chunk.lines.push({ kind: 'add', text: rest });
           newLeft--;
           lastSide = 'new';
         } else {
@@ -153,7 +151,7 @@ function toOp(f: FileDiff): PatchOp {
   const to = f.renameTo ?? f.newPath;
   if (f.isNew) {
     if (!to) throw new PatchParseError(`line ${f.line}: a new file needs a path`);
-    const lines = f.chunks.flatMap((c) => c.newLines);
+    const lines = f.chunks.flatMap(newSide);
     const content = lines.length === 0 ? '' : lines.join('\n') + (f.noFinalNewline ? '' : '\n');
     return { kind: 'add', path: to, content, patchLine: f.line };
   }
