@@ -61,7 +61,9 @@ function indentMiss(lines: readonly string[], oldLines: readonly string[], curso
 /**
  * Applies the chunks of one Update to a file's text (`\n` line breaks). Differences from codex, on
  * purpose: an ambiguous match is refused (the candidates are named), a pure addition after `@@ ctx`
- * goes right after that context line, and several `@@` lines narrow the search one after another.
+ * goes right after that context line, several `@@` lines narrow the search one after another, and
+ * context lines keep the file's text while old lines must match at the file's indentation (issue
+ * #30 §1: codex writes the patch's spelling of context, which a loose match made a hidden change).
  */
 export function applyChunks(
   path: string,
