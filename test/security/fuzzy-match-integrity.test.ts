@@ -125,7 +125,7 @@ describe('issue #30 §1 (hostile review): edit_file matches at another indentati
     expect(r.ok).toBe(false);
     expect(r.error?.type).toBe('EditTargetNotFound');
     expect(r.content).toContain(
-      `copy the target's lines exactly as "f.py" has them, indentation included: line 3 has 8 spaces ('return SECRET')`,
+      `copy the target's lines exactly as "f.py" has them, indentation included: line 3 ('return SECRET') has 8 spaces where the target has no indentation`,
     );
     expect(g.read()).toBe(AUTH);
   });

@@ -87,7 +87,7 @@ export function createEditFileTool(settings: EditFileSettings) {
           if (miss) {
             throw new ToolError(
               'EditTargetNotFound',
-              `${label}copy the target's lines exactly as "${target.relative}" has them, indentation included: line ${miss.line} has ${describeIndent(miss.file)} ('${miss.file.trim()}') where the target's indentation, relative to its other lines, differs (${describeIndent(miss.target)}). A target matches at another indentation only when all its lines move by the same amount, so the change keeps the shape it was shown with.`,
+              `${label}copy the target's lines exactly as "${target.relative}" has them, indentation included: line ${miss.line} ('${miss.file.trim()}') has ${describeIndent(miss.file)} where the target has ${describeIndent(miss.target)}. A target matches at another indentation only when all its lines move by the same amount, so the change keeps the shape it was shown with.`,
             );
           }
           const near = closestRegion(text, wanted);
