@@ -1,4 +1,4 @@
-import { Box, Static, Text, useApp, useInput } from 'ink';
+import { Box, Static, Text, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { alwaysLines, alwaysOffered, detailBlock, extraLines } from '../approval/request-text.js';
 import type { ApprovalDecision, ConfirmationRequest } from '../core/confirmation.js';
@@ -60,6 +60,26 @@ function ApprovalPrompt({
   cursor: number;
   chosen: ReadonlySet<string>;
 }) {
+  const { stdout } = useStdout();
+  const columns = useColumns();
+  // A prompt taller than the screen leaves its top in the scrollback: say so where the keys are
+  // (hostile review of issue #30 §2), so nobody answers without having read it.
+  const width = Math.max(columns - 4, 20);
+  const rowsOf = (text: string) =>
+    text.split('\n').reduce((n, l) => n + Math.max(1, Math.ceil(Array.from(l).length / width)), 0);
+  const height =
+    3 +
+    requests.reduce(
+      (n, r) =>
+        n +
+        2 +
+        rowsOf(r.summary) +
+        (r.detail === undefined ? 0 : rowsOf(r.detail) + 1) +
+        extraLines(r, '', () => '').length +
+        alwaysLines(r, '', () => '', 'journal').length,
+      0,
+    );
+  const above = height - Math.max((stdout.rows || 24) - 4, 1);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Text bold color="yellow">
@@ -90,6 +110,11 @@ function ApprovalPrompt({
           ))}
         </Box>
       ))}
+      {above > 0 ? (
+        <Text color="yellow" bold>
+          {`▲ about ${above} lines of this prompt are above the screen: scroll up and read them all before answering`}
+        </Text>
+      ) : null}
       <Text>
         {picking
           ? '↑/↓ move · space choose · enter run the chosen · esc back'

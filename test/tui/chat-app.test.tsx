@@ -99,10 +99,30 @@ describe('toolgate chat (ink): FR-TUI-01..04, FR-RES-05', () => {
     expect(prompt).toMatch(/│ \+w1/);
     expect(prompt).toContain('always (session): always allow write_file to one.txt in this session');
     expect(prompt).toMatch(/\[s\] always allow \(session\)/);
+    expect(prompt).not.toContain('above the screen');
     await t.type('a');
     const done = await until(t.frame, (f) => f.includes('Written.'), 'the final answer');
     expect(done).toMatch(/✓ write_file/);
     expect(readFileSync(path.join(ws.dir(), 'one.txt'), 'utf8')).toBe('w1\n');
+  });
+
+  it('issue #30 §2 (hostile review): a prompt taller than the screen says, beside the keys, that part of it is above', async () => {
+    const long = Array.from({ length: 60 }, (_, i) => `line ${i}`).join('\n');
+    const t = await start([
+      {
+        body: chatStream({
+          calls: [
+            { id: 'w1', name: 'write_file', args: JSON.stringify({ path: 'long.txt', content: long }) },
+          ],
+        }),
+      },
+      { body: textAnswer('openai', 'Understood.') },
+    ]);
+    await t.type('make long.txt\r');
+    const prompt = await until(t.frame, (f) => f.includes('Approval needed'), 'the approval prompt');
+    expect(prompt).toMatch(/▲ about \d+ lines of this prompt are above the screen/);
+    await t.type('d');
+    await until(t.frame, (f) => f.includes('Understood.'), 'the resumed answer');
   });
 
   it('FR-TUI-01/02: "d" denies all: nothing is written, the call shows ⊘ with the reason, the model resumes', async () => {
