@@ -1,5 +1,5 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { scriptedTerminal } from '../../test/helpers/scripted-terminal.js';
 import type { ConfirmationRequest } from '../core/confirmation.js';
 import { terminalApprover } from './tty-approver.js';
 
@@ -13,17 +13,7 @@ const req = (callId: string, summary = `write ${callId}`): ConfirmationRequest =
   rule: 'tools.approval.prompt_side_effects',
 });
 
-function terminal(answers: string[]) {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let shown = '';
-  output.on('data', (d: Buffer) => {
-    shown += d.toString();
-    // Answer each question as it appears (the prompt ends with "? " or "] ").
-    if (/[?\]] $/.test(shown) && answers.length) input.write(`${answers.shift()}\n`);
-  });
-  return { input, output, shown: () => shown };
-}
+const terminal = (answers: string[]) => scriptedTerminal(answers);
 
 describe('terminalApprover (FR-TUI-01)', () => {
   it('approve all', async () => {

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { AnswerRow } from './journal-records.js';
 
 /**
  * Rows of a SQLite journal that decide what runs without asking (grants), answer for a person
@@ -43,16 +44,7 @@ export function grantFields(r: {
 }
 
 /** An approval answer's sealed fields: which call, what was answered, to which preview, by whom. */
-export function answerFields(r: {
-  batch_id: string;
-  call_index: number;
-  approved: number | boolean;
-  scope: string | null;
-  reason: string | null;
-  preview: string;
-  answered_by: string;
-  answered_at: number;
-}): SealField[] {
+export function answerFields(r: AnswerRow): SealField[] {
   return [
     r.batch_id,
     Number(r.call_index),

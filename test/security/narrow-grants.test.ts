@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeGrant, grantOffer, grantsCover } from '../../src/approval/grant-coverage.js';
 import { terminalApprover } from '../../src/cli/tty-approver.js';
@@ -10,6 +9,7 @@ import { validateConfig } from '../../src/config/load-config.js';
 import type { ApprovalDecision, Approver, ConfirmationRequest } from '../../src/core/confirmation.js';
 import { type GrantOffer, MemoryGrantStore, type RememberChoice } from '../../src/core/grant.js';
 import { createToolgate, type Toolgate } from '../../src/toolgate.js';
+import { scriptedTerminal } from '../helpers/scripted-terminal.js';
 import { testTool } from '../helpers/tools.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -320,26 +320,11 @@ describe('issue #30 §5: "always" on a fetch grants that origin (scheme, ASCII h
 });
 
 describe('issue #30 §5: a directory the person picks at the terminal', () => {
-  function terminal(answers: string[]) {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    let shown = '';
-    output.on('data', (d: Buffer) => {
-      shown += d.toString();
-      // A question with no answer left is answered by closing the terminal: a denial.
-      if (/[?\]] $/.test(shown)) {
-        if (answers.length) input.write(`${answers.shift()}\n`);
-        else input.end();
-      }
-    });
-    return { input, output, shown: () => shown };
-  }
-
   it('"always src" covers files under src only; a directory that does not hold the file is asked again', async () => {
     const root = makeTempDir('toolgate-narrow-dir-tty-');
     mkdirSync(path.join(root, 'src', 'app'), { recursive: true });
     mkdirSync(path.join(root, 'other'));
-    const t = terminal(['s', 'always other', 'always src']);
+    const t = scriptedTerminal(['s', 'always other', 'always src'], { endWhenDone: true });
     const gate = createToolgate({
       config,
       roots: [root],
