@@ -159,7 +159,9 @@ export class SqliteMemoryStore {
       }
     }
     const db = new Database(file);
-    db.pragma('busy_timeout = 5000');
+    // Generous: several processes opening an old store at once take turns converting it (WAL, the
+    // split index), and on a saturated machine a turn can take seconds; a wait is not an error.
+    db.pragma('busy_timeout = 30000');
     if (file !== ':memory:') db.pragma('journal_mode = WAL');
     db.exec(SCHEMA);
     splitIndex(db);
