@@ -444,8 +444,22 @@ export function buildProgram(): Command {
     });
   withSetup(
     config.command('check').description('Validate the config file and print the effective settings.'),
-  ).action((opts) => {
+  ).action(async (opts) => {
     const setup = resolveSetup(opts);
+    // The same tool-name check every other command runs (a misspelt name in a list is exit 2 there).
+    const [{ createToolgate }, { knownToolNamesOnly }] = await Promise.all([
+      import('../toolgate.js'),
+      import('./open-gate.js'),
+    ]);
+    knownToolNamesOnly(
+      createToolgate({
+        config: setup.config,
+        roots: setup.roots,
+        baseDir: setup.baseDir,
+        ...(setup.configFile ? { configFile: setup.configFile } : {}),
+      }),
+      setup,
+    );
     const trust = {
       state: setup.trust.state,
       ignored: setup.trust.ignored,

@@ -370,7 +370,14 @@ describe('a newcomer’s first hour (issue #12)', () => {
 
   it('a tool name in the config that names no tool is a config error with the likely one', () => {
     ws.file('toolgate.toml', '[tools.approval]\ndenylist = ["run_comand"]\nallowlist = ["mcp_*"]\n');
-    for (const command of [['exec'], ['mcp'], ['tools'], ['policy', 'explain', 'read_file']]) {
+    // config check runs the same check (issue #31 §3: it exited 0 where every other command exits 2).
+    for (const command of [
+      ['exec'],
+      ['mcp'],
+      ['tools'],
+      ['policy', 'explain', 'read_file'],
+      ['config', 'check'],
+    ]) {
       const run = runCli(command, { cwd: ws.dir(), input: '[]' });
       expect(run.status, command.join(' ')).toBe(2);
       expect(run.stderr).toMatch(
