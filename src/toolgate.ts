@@ -42,6 +42,7 @@ import { planBatch } from './plan/plan-batch.js';
 import { SchemaValidator } from './plan/schema-validator.js';
 import { hintForAsk } from './policy/allow-hint.js';
 import { AUTO_ACTOR, AutoGovernor, type ModeChange, type ModeNow, SEVERITY } from './policy/auto-governor.js';
+import { configWhere } from './policy/config-where.js';
 import { PolicyEngine } from './policy/policy-engine.js';
 import { type RateCounter, SlidingWindowCounter } from './policy/rate-limiter.js';
 import { type BatchObserver, executeBatch } from './run/execute-batch.js';
@@ -222,9 +223,11 @@ export class Toolgate {
       ownDirs,
     });
     this.policy = new PolicyEngine(this.config.tools, options.configFile);
-    this.configWhere = options.configFile
-      ? `${path.resolve(baseDir, options.configFile)}${options.configNote ? ` ${options.configNote}` : ''}`
-      : `toolgate.toml (none is in use: create ${path.join(this.sandbox.roots[0] ?? baseDir, 'toolgate.toml')})`;
+    this.configWhere = configWhere(
+      options.configFile ? path.resolve(baseDir, options.configFile) : undefined,
+      this.sandbox.roots[0] ?? baseDir,
+      options.configNote,
+    );
     const builtins =
       options.builtins === false
         ? []

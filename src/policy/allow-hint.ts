@@ -8,6 +8,9 @@ import type { PolicyDecision } from '../core/policy-decision.js';
  */
 export function hintForAsk(request: ConfirmationRequest, where: string): string {
   const { toolName: tool, rule } = request;
+  // No config line lets a deletion through (issue #31 §3: the old hint named one that cannot work).
+  if (request.locations.some((l) => l.access === 'delete'))
+    return 'none: a deletion can only be approved when asked (at a terminal, or answered with `toolgate approvals approve` or the web console)';
   if (tool === 'run_command') {
     const program = request.detail?.split(/\s|⏎/)[0] || 'git';
     return `add the command to [tools.run_command] allow in ${where} (e.g. allow = ["${program}"]), or approve it when asked`;

@@ -85,7 +85,7 @@ describe('a newcomer’s first hour (issue #12)', () => {
     expect(result.content).toMatch(/--approve none \(the default when not at a terminal\)/);
     expect(result.content).toMatch(/because "write_file" has side effects .*prompt_side_effects/);
     expect(result.content).toContain(
-      `add "write_file" to [tools.approval] allowlist in toolgate.toml (none is in use: create ${path.join(ws.dir(), 'toolgate.toml')})`,
+      'add "write_file" to [tools.approval] allowlist in toolgate.toml (none is in use: create toolgate.toml in the workspace root)',
     );
     expect(result.metadata.denial).toMatchObject({
       kind: 'not_approved',
@@ -120,7 +120,9 @@ describe('a newcomer’s first hour (issue #12)', () => {
     );
     expect(result.error.type).toBe('Denied');
     expect(result.content).toMatch(/not covered by an allow rule: `rm -rf x` \(tools\.run_command\.allow\)/);
-    expect(result.content).toContain(`[tools.run_command] allow in ${path.join(ws.dir(), 'toolgate.toml')}`);
+    expect(result.content).toContain('[tools.run_command] allow in toolgate.toml in the workspace root');
+    // issue #31 §1: no absolute path of this machine in what the model reads.
+    expect(result.content).not.toContain(ws.dir());
   });
 
   it('policy explain shows the policy decision even for arguments that do not validate, with the problem beside it', () => {

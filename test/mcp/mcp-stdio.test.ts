@@ -273,7 +273,7 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
     const r = await client.callTool({ name: 'write_file', arguments: { path: 'x.txt', content: 'x' } });
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(
-      /cannot ask anyone for approval .*because "write_file" has side effects.*add "write_file" to \[tools\.approval\] allowlist in toolgate\.toml \(none is in use: create .*toolgate\.toml\)/,
+      /cannot ask anyone for approval .*because "write_file" has side effects.*add "write_file" to \[tools\.approval\] allowlist in toolgate\.toml \(none is in use: create toolgate\.toml in the workspace root\)/,
     );
     expect(existsSync(path.join(root, 'x.txt'))).toBe(false);
   });
