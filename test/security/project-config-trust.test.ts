@@ -123,7 +123,7 @@ describe('issue #29 §6: a project config toolgate finds by itself only tightens
     );
     expect(run.results[0]?.ok).toBe(false);
     expect(run.results[0]?.content).toMatch(
-      /toolgate\.toml \(then run `toolgate trust`: until it is trusted/,
+      /toolgate\.toml in the workspace root \(then run `toolgate trust`: until it is trusted/,
     );
     trust();
     const trusted = exec(
