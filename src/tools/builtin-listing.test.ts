@@ -37,6 +37,12 @@ describe('built-in listing (precomputed JSON Schemas)', () => {
     }
   });
 
+  it("issue #31 §1: no integer parameter carries zod's default bound (Number.MAX_SAFE_INTEGER): real bounds or none", () => {
+    const text = JSON.stringify(BUILTIN_LISTING);
+    expect(text).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    expect(text).not.toContain(String(Number.MIN_SAFE_INTEGER));
+  });
+
   it('each lazily constructed built-in answers every field as the tool constructed at once does', () => {
     for (const config of [defaultConfig(), otherConfig]) {
       const lazy = builtinTools(config);

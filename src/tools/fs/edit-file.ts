@@ -25,6 +25,7 @@ const edit = z.strictObject({
     .number()
     .int()
     .min(1)
+    .max(1_000_000_000)
     .optional()
     .describe('When the target occurs more than once: the line it is near.'),
   replace_all: z

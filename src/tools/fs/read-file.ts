@@ -29,11 +29,18 @@ const MAX_HASHED_BYTES = 64 * 1024 * 1024;
 const args = z
   .strictObject({
     path: z.string().min(1).describe('File path relative to the workspace root.'),
-    start_line: z.number().int().min(1).optional().describe('First line to return, 1-based, inclusive.'),
+    start_line: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000_000)
+      .optional()
+      .describe('First line to return, 1-based, inclusive.'),
     end_line: z
       .number()
       .int()
       .min(1)
+      .max(1_000_000_000)
       .optional()
       .describe('Last line to return, 1-based, inclusive; past the end means to the end.'),
   })

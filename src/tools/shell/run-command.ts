@@ -48,6 +48,7 @@ const args = z.strictObject({
     .number()
     .int()
     .min(1)
+    .max(86_400_000)
     .optional()
     .describe('Stop the command after this long (capped by the configured maximum).'),
   background: z

@@ -11,7 +11,11 @@ const args = z
       .max(50)
       .optional()
       .describe('Process names to look for (as in /proc/<pid>/comm).'),
-    pids: z.array(z.number().int().positive()).max(200).optional().describe('Process ids to check.'),
+    pids: z
+      .array(z.number().int().positive().max(4_194_304))
+      .max(200)
+      .optional()
+      .describe('Process ids to check.'),
   })
   .refine((a) => (a.names?.length ?? 0) + (a.pids?.length ?? 0) > 0, { message: 'give names or pids' });
 

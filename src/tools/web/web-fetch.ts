@@ -25,6 +25,7 @@ const args = z.strictObject({
     .number()
     .int()
     .min(100)
+    .max(10_000_000)
     .optional()
     .describe('Most characters of page text to return (the output limit applies as well).'),
 });
