@@ -80,6 +80,32 @@ function splitIndex(db: Database.Database): void {
   }).immediate();
 }
 
+/**
+ * Opens the store and brings it to the current form (WAL, schema, one index per namespace).
+ * Several processes doing this at once take turns; SQLite answers some of those turns "database is
+ * locked" at once, without waiting (a connection that opened the file before another switched it to
+ * WAL), so the whole step is tried again, with growing pauses, for up to 30 s.
+ */
+function openConverted(file: string): Database.Database {
+  const deadline = Date.now() + 30_000;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 500)) {
+    const db = new Database(file);
+    try {
+      db.pragma('busy_timeout = 30000');
+      if (file !== ':memory:') db.pragma('journal_mode = WAL');
+      db.exec(SCHEMA);
+      splitIndex(db);
+      return db;
+    } catch (error) {
+      db.close();
+      const code = (error as { code?: unknown }).code;
+      const busy = typeof code === 'string' && /^SQLITE_(?:BUSY|LOCKED)/.test(code);
+      if (!busy || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause); // open is synchronous
+    }
+  }
+}
+
 /** The statements that touch one namespace's full-text table. */
 function ftsStatements(db: Database.Database, table: string) {
   return {
@@ -158,14 +184,7 @@ export class SqliteMemoryStore {
         throw error;
       }
     }
-    const db = new Database(file);
-    // Generous: several processes opening an old store at once take turns converting it (WAL, the
-    // split index), and on a saturated machine a turn can take seconds; a wait is not an error.
-    db.pragma('busy_timeout = 30000');
-    if (file !== ':memory:') db.pragma('journal_mode = WAL');
-    db.exec(SCHEMA);
-    splitIndex(db);
-    return new SqliteMemoryStore(db);
+    return new SqliteMemoryStore(openConverted(file));
   }
 
   get(namespace: string, key: string): MemoryEntry | undefined {
