@@ -14,6 +14,14 @@ describe('issue #30 §3 (hostile review): look-alike hosts in a command are name
     expect(lookAlikeHostNotes('echo naïve café')).toEqual([]);
   });
 
+  it('a hostile line of 256 KB (letters outside ASCII, no dot; a long scheme-like run) is read in one pass', () => {
+    // The first version's regular expressions backtracked: 2,000 such letters took 18 s.
+    expect(lookAlikeHostNotes(`echo ${'а'.repeat(256 * 1024)}`)).toEqual([]);
+    expect(lookAlikeHostNotes(`echo ${'a'.repeat(256 * 1024)}:/x`)).toEqual([]);
+    expect(lookAlikeHostNotes(`curl --url=https://аpple.com/x`)[0]).toContain('xn--pple-43d.com');
+    expect(lookAlikeHostNotes('curl http://xn--pple-43d.com/')[0]).toContain('mixes Latin and Cyrillic');
+  });
+
   it('the request for such a command carries the note, which every surface shows and the preview hash binds', async () => {
     const gate = createToolgate({
       config: validateConfig({ tools: { approval: { denylist: [] } } }),

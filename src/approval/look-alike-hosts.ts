@@ -1,8 +1,21 @@
 import { hostNote, shownUrl } from '../tools/web/shown-url.js';
 
-// A URL (scheme://…) or a word with a dot that holds a letter outside ASCII (`gіthub.com:x/y`).
-const URL_LIKE = /[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>()]+/giu;
-const HOST_LIKE = /[^\s'"`<>():/@]*[^\x00-\x7f][^\s'"`<>():/@]*\.[^\s'"`<>():/@]+/gu;
+// Words of a command line, and the parts of a word that can be a host (`git@gіthub.com:o/r`).
+// Split and scanned without backtracking: a hostile line of 256 KB is read in linear time.
+const WORD_BREAK = /[\s'"`<>()]+/;
+const HOST_BREAK = /[:/@]/;
+const NON_ASCII = /[^\x00-\x7f]/;
+const SCHEME_CHAR = /[a-z0-9+.-]/i;
+
+/** The URL a word holds (`--url=https://…` too): from its scheme to the word's end. */
+function urlIn(word: string): string | undefined {
+  const sep = word.indexOf('://');
+  if (sep <= 0) return undefined;
+  let start = sep;
+  while (start > 0 && SCHEME_CHAR.test(word[start - 1] as string)) start--;
+  while (start < sep && !/[a-z]/i.test(word[start] as string)) start++; // a scheme starts with a letter
+  return start < sep ? word.slice(start) : undefined;
+}
 
 /**
  * What a person should know about the hosts a command line names (issue #30 §3, for commands as
@@ -20,7 +33,12 @@ export function lookAlikeHostNotes(text: string): string[] {
     seen.add(shown.unicodeHost);
     notes.push(`the host ${shown.unicodeHost} is ${new URL(shown.url).hostname} (${note})`);
   };
-  for (const m of text.matchAll(URL_LIKE)) consider(m[0]);
-  for (const m of text.matchAll(HOST_LIKE)) consider(`http://${m[0]}/`);
+  for (const word of text.split(WORD_BREAK)) {
+    const url = urlIn(word);
+    if (url) consider(url);
+    if (!NON_ASCII.test(word)) continue;
+    for (const piece of word.split(HOST_BREAK))
+      if (NON_ASCII.test(piece) && piece.includes('.')) consider(`http://${piece}/`);
+  }
   return notes;
 }
