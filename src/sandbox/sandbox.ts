@@ -136,13 +136,16 @@ export class Sandbox {
     this.#patterns = patterns;
     // Compiling the patterns takes milliseconds that a server answering tools/list does not need:
     // done on the first path checked, or now when the config adds patterns (a bad one fails here).
-    if (options.deniedPatterns?.length || this.#deniedDirs.length) this.#denials();
+    if (options.deniedPatterns?.length || this.#deniedDirs.length) this.#denials(true);
   }
 
-  #denials(): { isDenied: (posixPath: string) => string | undefined; checkAbsolute: boolean } {
+  #denials(compileAll = false): {
+    isDenied: (posixPath: string) => string | undefined;
+    checkAbsolute: boolean;
+  } {
     if (this.#deny) return this.#deny;
     const patterns = this.#patterns;
-    const { test, any } = denyMatcher(patterns, CASE_INSENSITIVE);
+    const { test } = denyMatcher(patterns, CASE_INSENSITIVE, compileAll);
     // Relative patterns see the root-relative path; the absolute form only adds something when a
     // pattern is absolute or a root itself lies inside a denied area (say a root under ~/.ssh).
     // A root inside a directory a pattern names (a root at `.git`: its `config` is `.git/config`)
@@ -159,7 +162,7 @@ export class Sandbox {
       patterns.some((p) => p.startsWith('/')) ||
       this.roots.some(
         (root) =>
-          any.test(`${toPosix(root)}/x`) ||
+          test(`${toPosix(root)}/x`) !== undefined ||
           toPosix(root)
             .split('/')
             .some((segment) => named.has(CASE_INSENSITIVE ? segment.toLowerCase() : segment)),
