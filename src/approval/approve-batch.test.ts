@@ -72,7 +72,7 @@ describe('approveBatch', () => {
     expect(kinds(out)).toEqual(['resolved', 'execute', 'resolved']);
   });
 
-  it('a denial says why nobody approved, why it was asked, and the config line that would allow it', async () => {
+  it('issue #31 §1: a denial starts with the config line that would allow it, then says why nobody approved and why it was asked', async () => {
     const [out] = await approveBatch(
       [planned('1', 'ask')],
       async () => ({ kind: 'deny_all', reason: 'nobody was asked: --approve none' }),
@@ -82,7 +82,7 @@ describe('approveBatch', () => {
     expect(result?.error).toEqual({
       type: 'Denied',
       message:
-        'denied: nobody was asked: --approve none. It needed approval because r (r); to let it run without asking: add "t" to [tools.approval] allowlist in x.toml. Do not retry it unchanged',
+        'denied. To let it run without asking: add "t" to [tools.approval] allowlist in x.toml. Why: nobody was asked: --approve none; it needed approval because r (r). Do not retry it unchanged',
     });
     expect(result?.metadata).toEqual({
       denial: {
@@ -92,6 +92,21 @@ describe('approveBatch', () => {
         allow: 'add "t" to [tools.approval] allowlist in x.toml',
       },
     });
+  });
+
+  it('issue #31 §1: where no config line can help (a deletion), that comes first', async () => {
+    const [out] = await approveBatch(
+      [planned('1', 'ask')],
+      async () => ({ kind: 'deny_all', reason: 'no' }),
+      {
+        timeoutMs: 1000,
+        allowHint: () => 'none: a deletion can only be approved when asked (at a terminal)',
+      },
+    );
+    const result = out?.disposition.kind === 'resolved' ? out.disposition.result : undefined;
+    expect(result?.error?.message).toBe(
+      'denied. A deletion can only be approved when asked (at a terminal). Why: no; it needed approval because r (r). Do not retry it unchanged',
+    );
   });
 
   it('no answer in time is a denial', async () => {

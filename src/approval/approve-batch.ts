@@ -48,14 +48,13 @@ export async function approveBatch(
     }
     const { request } = p.disposition;
     const hint = options.allowHint?.(request);
-    // What the model (and a person reading the result) needs: why it was not run, why it was asked
-    // at all, and what would let it run.
+    // What the model (and a person reading the result) needs: what would let it run first (hosts
+    // shorten results, and some wrap them twice: issue #31 §1), then why it was not run and why it
+    // was asked at all.
     // Redacted: the request is the call's exact text (a person saw it whole), but this goes to the
     // model and the journal's result, where a secret on the command line has no business (issue #30 §1).
     const message = redactSecrets(
-      `denied: ${why}. It needed approval because ${request.reason} (${request.rule})${
-        hint ? `; to let it run without asking: ${hint}` : ''
-      }. Do not retry it unchanged`,
+      `denied. ${hint ? `${fixFirst(hint)} ` : ''}Why: ${why}; it needed approval because ${request.reason} (${request.rule}). Do not retry it unchanged`,
     );
     const denial = denialMetadata({
       kind: 'not_approved',
@@ -71,6 +70,13 @@ export async function approveBatch(
       },
     };
   });
+}
+
+/** The fix as the sentence a denial starts with: a config change, or "only when asked". */
+export function fixFirst(hint: string): string {
+  // hintForAsk's "none: …" (a deletion): no config line can help, so that is the sentence.
+  if (hint.startsWith('none: ')) return `${hint.charAt(6).toUpperCase()}${hint.slice(7)}.`;
+  return `To let it run without asking: ${hint}.`;
 }
 
 /**

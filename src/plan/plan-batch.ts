@@ -250,7 +250,8 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
       const message = redactSecrets(
         type === 'SandboxViolation'
           ? decision.reason
-          : `denied by policy: ${decision.reason} (${decision.rule} in ${decision.file})${hint ? `; to allow it: ${hint}` : ''}`,
+          : // The fix first (issue #31 §1: hosts shorten results), then why.
+            `denied by policy. ${hint ? `To allow it: ${hint}. ` : ''}Why: ${decision.reason} (${decision.rule} in ${decision.file})`,
       );
       const denial = denialOf(decision, locations, paths, sandboxError);
       denial.reason = redactSecrets(denial.reason);

@@ -377,7 +377,7 @@ export class ChatController {
           if (view.state === 'pending')
             this.#setCall(r.id, {
               state: r.ok ? 'ok' : 'skipped',
-              ...(r.error ? { reason: clean(r.error.message) } : {}),
+              ...(r.error ? { reason: clean(reasonForPerson(r)) } : {}),
             });
           else if (!r.ok && r.error) this.#setCall(r.id, { state: 'failed', reason: clean(r.error.message) });
         }
@@ -419,4 +419,15 @@ export class ChatController {
     this.#state = { ...this.#state, ...patch };
     this.#events.emit('change', this.#state);
   }
+}
+
+/**
+ * A call the person did not approve: what they did ("denied: the user denied it"). The result's
+ * message leads with the config line for the model (issue #31 §1); the person who answered needs
+ * that less than the why, and the panel has one line.
+ */
+function reasonForPerson(r: ToolResult): string {
+  const denial = (r.metadata as { denial?: { kind?: unknown; reason?: unknown } } | undefined)?.denial;
+  if (denial?.kind === 'not_approved' && typeof denial.reason === 'string') return `denied: ${denial.reason}`;
+  return r.error?.message ?? '';
 }

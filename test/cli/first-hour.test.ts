@@ -110,6 +110,10 @@ describe('a newcomer’s first hour (issue #12)', () => {
     expect(result.content).toMatch(
       /it is there by default: write denylist = \[\] to allow commands by \[tools.run_command\] rules/,
     );
+    // issue #31 §1: the fix first (hosts shorten results), the why after it.
+    expect(result.content).toMatch(
+      /^run_command failed: denied by policy\. To allow it: take "run_command" off .*\. Why: /,
+    );
   });
 
   it('a run_command denial names the command rule that asked and where to allow it', () => {

@@ -232,7 +232,7 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
     expect(d.isError).toBe(true);
     // Says what happened (without claiming a person saw it) and how to allow it without asking.
     expect(text(d)).toMatch(
-      /the MCP client declined the approval request .*\[tools\.approval\] allowlist in toolgate\.toml/,
+      /^write_file failed: denied\. To let it run without asking: add "write_file" to \[tools\.approval\] allowlist in toolgate\.toml .*Why: the MCP client declined the approval request/,
     );
     expect(existsSync(path.join(root, 'd.txt'))).toBe(false);
   });
@@ -273,7 +273,7 @@ describe('toolgate mcp over stdio, with the official SDK client (issue #6)', () 
     const r = await client.callTool({ name: 'write_file', arguments: { path: 'x.txt', content: 'x' } });
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(
-      /cannot ask anyone for approval .*because "write_file" has side effects.*add "write_file" to \[tools\.approval\] allowlist in toolgate\.toml \(none is in use: create toolgate\.toml in the workspace root\)/,
+      /^write_file failed: denied\. To let it run without asking: add "write_file" to \[tools\.approval\] allowlist in toolgate\.toml \(none is in use: create toolgate\.toml in the workspace root\)\. Why: .*cannot ask anyone for approval.*because "write_file" has side effects/,
     );
     expect(existsSync(path.join(root, 'x.txt'))).toBe(false);
   });
