@@ -55,7 +55,15 @@ for (;;) {
     await gateFor(taken.session).takeOver(taken);
     continue;
   }
-  if (mode === 'drain') break;
+  if (mode === 'drain') {
+    // A lease renewed by a worker just before it was killed can reach the database late on a
+    // loaded machine (issue #31 §2: a fixed wait left a batch unclaimed): whatever is still
+    // incomplete is waited for, one lease's length at a time, until its lease runs out and it is
+    // taken over here. Bounded by the test's own timeout.
+    if (journal.incompleteBatches().length === 0) break;
+    await new Promise((r) => setTimeout(r, lease.ttlMs));
+    continue;
+  }
   const b = randomUUID();
   await gateFor(`s-${lease.worker}`).execute([
     { id: `${b}-1`, name: 'count', arguments: {} },

@@ -82,8 +82,18 @@ describe('workers and leases under SIGKILL (issue #17 §2)', () => {
       workers[i] = next;
     }
     await counterReaches(counter, seen + 1);
-    for (const w of workers) w.kill('SIGKILL');
-    await new Promise((r) => setTimeout(r, 600)); // every lease runs out
+    // Dead, not only signalled: then no renewal can come from them; the drain waits for every
+    // lease they held to run out (lease-worker.mjs), however late the last renewal landed.
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            if (w.exitCode !== null || w.signalCode !== null) return resolve();
+            w.once('exit', () => resolve());
+            w.kill('SIGKILL');
+          }),
+      ),
+    );
     const drain = spawnSync(process.execPath, [WORKER, url, counter, 'drain'], {
       encoding: 'utf8',
       timeout: 60_000,
