@@ -3,6 +3,7 @@ import { configJsonSchema } from '../config/config-schema.js';
 import { ConfigError } from '../config/load-config.js';
 import { JournalError } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import { DescriptorCheckUnavailable } from '../sandbox/descriptor-check.js';
 import { resolveSetup } from './resolve-setup.js';
 import { trustCommand } from './untrusted-notice.js';
 import { UsageError } from './usage-error.js';
@@ -499,7 +500,12 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version end here with exit code 0; usage mistakes with 1 → 2.
       return error.exitCode === 0 ? 0 : 2;
     }
-    if (error instanceof UsageError || error instanceof ConfigError || error instanceof JournalError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      error instanceof JournalError ||
+      error instanceof DescriptorCheckUnavailable
+    ) {
       process.stderr.write(`toolgate: ${sanitizeForTerminal(error.message)}\n`);
       return 2;
     }

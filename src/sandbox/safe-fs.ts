@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
-  existsSync,
   fstatSync,
   linkSync,
   lstatSync,
@@ -19,6 +18,12 @@ import {
 import { type FileHandle, lstat, open, readdir, realpath, rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../core/tool-error.js';
+import {
+  descriptorCheckMissing,
+  descriptorCheckOverridden,
+  descriptorCheckWorks,
+  systemDescriptorProbe,
+} from './descriptor-check.js';
 import { DirectoryFd, fsyncDescriptor } from './directory-fd.js';
 import type { ResolvedPath, Sandbox } from './sandbox.js';
 
@@ -33,7 +38,18 @@ import type { ResolvedPath, Sandbox } from './sandbox.js';
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
-const HAS_PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd');
+const HAS_PROC_FD = descriptorCheckWorks();
+
+/**
+ * Where the descriptor check cannot run, each use refuses (fail closed, issue #31 §4) unless the
+ * person set TOOLGATE_UNSAFE_NO_DESCRIPTOR_CHECK=1; then the weaker path-based fallbacks run.
+ * Gates refuse to start there already (requireDescriptorCheck): this holds for tools made directly.
+ */
+function requireUncheckedAllowed(): void {
+  if (!descriptorCheckOverridden()) {
+    throw new ToolError('ExecutionFailed', descriptorCheckMissing(systemDescriptorProbe));
+  }
+}
 
 /**
  * True where every open here checks, through /proc/self/fd, that the file opened is the canonical
@@ -56,7 +72,10 @@ export function throughFdForChild(handle: FileHandle, fallback: string): string 
 
 /** True when an opened descriptor's real path lies under `dir` (a canonical directory). */
 export async function descriptorIsUnder(handle: FileHandle, dir: string): Promise<boolean> {
-  if (!HAS_PROC_FD) return true; // callers also re-validate; without /proc this check is unavailable
+  if (!HAS_PROC_FD) {
+    requireUncheckedAllowed();
+    return true; // overridden knowingly: callers also re-validate, this check is unavailable here
+  }
   const actual = readlinkSync(`/proc/self/fd/${handle.fd}`);
   return actual.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 }
@@ -112,7 +131,8 @@ async function verifyDescriptor(handle: FileHandle, target: ResolvedPath, sandbo
     if (actual !== target.absolute || !sandbox.rootOf(actual)) throw raced(target.relative);
     return;
   }
-  // Without /proc: the canonical path must still name the same inode we opened.
+  // Without /proc (overridden knowingly): the canonical path must still name the inode we opened.
+  requireUncheckedAllowed();
   const again = await lstat(await realpath(target.absolute));
   if (again.dev !== stat.dev || again.ino !== stat.ino) throw raced(target.relative);
 }
@@ -201,6 +221,7 @@ export function openDirectoryChain(
 ): DirectoryFd {
   const root = sandbox.rootOf(dirAbsolute);
   if (!root) throw new ToolError('SandboxViolation', `"${options.relative}" is outside the allowed roots`);
+  if (!HAS_PROC_FD) requireUncheckedAllowed(); // the walk below goes by name then, not by descriptor
   const parts = path.relative(root, dirAbsolute).split(path.sep).filter(Boolean);
   let dir: DirectoryFd;
   try {
@@ -543,7 +564,7 @@ export function readSmallFileVerified(
     if (HAS_PROC_FD) {
       const actual = readlinkSync(`/proc/self/fd/${fd}`);
       if (actual !== target.absolute || !sandbox.rootOf(actual)) throw raced(target.relative);
-    }
+    } else requireUncheckedAllowed();
     if (stat.size > maxBytes) return undefined;
     // Unzeroed (only the bytes read are handed out) and unpooled (holding it holds nothing else).
     const bytes = Buffer.allocUnsafeSlow(stat.size);

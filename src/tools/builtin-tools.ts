@@ -2,6 +2,7 @@ import type { ToolgateConfig } from '../config/config-schema.js';
 import { lazyTool } from '../core/lazy-tool.js';
 import type { AnyToolDefinition } from '../core/tool-definition.js';
 import { DEFAULT_DENIED_PATTERNS, TOOLGATE_OWN_PATTERNS } from '../sandbox/default-denies.js';
+import { type DescriptorProbe, requireDescriptorCheck } from '../sandbox/descriptor-check.js';
 import { BUILTIN_LISTING } from './builtin-listing.js';
 import { createDeleteFileTool } from './fs/delete-file.js';
 import { createEditFileTool } from './fs/edit-file.js';
@@ -52,7 +53,23 @@ export interface SessionForTools {
   user?: string | undefined;
   /** The session's conversation (memory_search include_conversation); absent when none is kept. */
   conversation?: (() => readonly ConversationMessage[]) | undefined;
+  /** What the descriptor check needs of the machine (default: this one); tests give another. */
+  descriptorProbe?: DescriptorProbe;
 }
+
+/** The tools that open files through safe-fs, so need its descriptor check (DESIGN §4). */
+export const FILE_TOOLS: ReadonlySet<string> = new Set([
+  'read_file',
+  'read_many_files',
+  'list_directory',
+  'glob',
+  'grep',
+  'delete_file',
+  'write_file',
+  'edit_file',
+  'apply_patch',
+  'vault_copyto',
+]);
 
 /**
  * The built-in tools, each given only the settings it needs from the config. Each is constructed
@@ -62,18 +79,19 @@ export interface SessionForTools {
  */
 export function builtinTools(config: ToolgateConfig, session: SessionForTools = {}): AnyToolDefinition[] {
   const off = switchedOffTools(config);
-  return builtinToolMakers(config, session)
-    .filter(([name]) => !off.has(name))
-    .map(([name, make]) => {
-      const listed = BUILTIN_LISTING[name];
-      // The session shell is described as such (its listing is otherwise the host shell's).
-      const listing =
-        listed && name === 'run_command' && config.tools.shell.backend === 'session'
-          ? { ...listed, description: RUN_COMMAND_SESSION_DESCRIPTION }
-          : listed;
-      // A tool missing from the listing (added since it was generated) is simply constructed now.
-      return listing ? lazyTool(name, listing, make) : make();
-    });
+  const makers = builtinToolMakers(config, session).filter(([name]) => !off.has(name));
+  // Fail closed: where the descriptor check cannot run, the file tools refuse to start (issue #31 §4).
+  if (makers.some(([name]) => FILE_TOOLS.has(name))) requireDescriptorCheck(session.descriptorProbe);
+  return makers.map(([name, make]) => {
+    const listed = BUILTIN_LISTING[name];
+    // The session shell is described as such (its listing is otherwise the host shell's).
+    const listing =
+      listed && name === 'run_command' && config.tools.shell.backend === 'session'
+        ? { ...listed, description: RUN_COMMAND_SESSION_DESCRIPTION }
+        : listed;
+    // A tool missing from the listing (added since it was generated) is simply constructed now.
+    return listing ? lazyTool(name, listing, make) : make();
+  });
 }
 
 /**
