@@ -13,47 +13,84 @@ import { build } from 'esbuild';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 // Left to Node at run time: wasm and binaries found through their package's own path
-// (web-tree-sitter's and tree-sitter-bash's .wasm, ripgrep's rg), the OS sandbox (loaded only when
-// configured), the terminal UI (loaded only by `chat`) and node-postgres (only for a PostgreSQL journal). better-sqlite3's JavaScript is bundled;
-// its native addon is loaded from its package (nativeAddon below).
+// (web-tree-sitter's and tree-sitter-bash's .wasm, ripgrep's rg) and the OS sandbox (an optional
+// dependency with its own helper binaries, loaded only when configured). better-sqlite3's
+// JavaScript is bundled; its native addon is loaded from its package (nativeAddon below).
+// Everything only the CLI uses (the MCP SDK, hono, commander, ink and react for `chat`,
+// node-postgres, linkedom and the page converter) is bundled, so it is a devDependency: a library
+// user does not install it (issue #31 §3). Each command's own code stays in its own chunk.
 const EXTERNAL = [
   'web-tree-sitter',
   'tree-sitter-bash',
   'tree-sitter-bash/*',
   '@vscode/ripgrep',
   '@anthropic-ai/sandbox-runtime',
-  'ink',
-  'react',
-  'react/*',
-  'pg', // the PostgreSQL journal's driver, loaded by its worker only when a journal URL is given
   'pino', // required (synchronously) with the first log line: most runs write none
+  'react-devtools-core', // ink imports it only when DEV=true, and it is not installed
+  'pg-native', // node-postgres requires it only for pg.native, which toolgate never uses
 ];
 
 // The MCP SDK's Server makes an ajv instance with every format when it is constructed, to check
 // elicitation answers, and imports ajv (~200 KB) to do so: at every start, for something most
 // sessions never do. In the bundle its provider is this stand-in, which loads the SDK's own
-// provider (and ajv) the first time a validator is asked for; the behaviour is the same.
+// provider (and ajv) the first time a validator is asked for; the behaviour is the same. The real
+// provider is its own entry (dist/bundle/mcp-ajv.js, required synchronously: Node >= 20.19
+// requires ES modules), since the SDK is bundled and not installed beside the CLI.
 const AJV_PROVIDER = /@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/;
 let ajvProviderReplaced = false;
 const lazyAjvProvider = {
   name: 'lazy-ajv-provider',
   setup(b) {
-    b.onLoad({ filter: AJV_PROVIDER }, () => {
+    b.onResolve({ filter: /^toolgate:mcp-ajv$/ }, () => ({
+      path: path.join(REPO, 'node_modules/@modelcontextprotocol/sdk/dist/esm/validation/ajv-provider.js'),
+      suffix: '?real',
+    }));
+    b.onLoad({ filter: AJV_PROVIDER }, (args) => {
+      if (args.suffix === '?real') return undefined; // the entry: the SDK's own file
       ajvProviderReplaced = true;
       return {
         loader: 'js',
-        // A required name esbuild cannot see (it would bundle ajv right back in).
+        // A required name esbuild cannot see (it would bundle ajv right back in); the stand-in is
+        // in a chunk (dist/bundle/chunks) or in the entry itself.
         contents: `
           import { createRequire } from 'node:module';
+          import { existsSync } from 'node:fs';
+          import { fileURLToPath } from 'node:url';
           const load = createRequire(import.meta.url);
+          function realProvider() {
+            for (const candidate of ['../mcp-ajv.js', './mcp-ajv.js']) {
+              const file = fileURLToPath(new URL(candidate, import.meta.url));
+              if (existsSync(file)) return load(file);
+            }
+            throw new Error('toolgate: dist/bundle/mcp-ajv.js is missing; run npm run build');
+          }
           export class AjvJsonSchemaValidator {
             #ajv; #real;
             constructor(ajv) { this.#ajv = ajv; }
             getValidator(schema) {
-              this.#real ??= new (load('@modelcontextprotocol/sdk/validation/ajv').AjvJsonSchemaValidator)(this.#ajv);
+              this.#real ??= new (realProvider().AjvJsonSchemaValidator)(this.#ajv);
               return this.#real.getValidator(schema);
             }
           }`,
+      };
+    });
+  },
+};
+
+// better-sqlite3 is required when the first database is opened (src/journal/load-better-sqlite3.ts),
+// so a library that opens none does not need it. In the bundle the loader imports it statically,
+// so its JavaScript is bundled (one file to read instead of a dozen at every start).
+const LOADER = /src[\\/]journal[\\/]load-better-sqlite3\.ts$/;
+let loaderReplaced = false;
+const lazyBetterSqlite3 = {
+  name: 'bundled-better-sqlite3',
+  setup(b) {
+    b.onLoad({ filter: LOADER }, () => {
+      loaderReplaced = true;
+      return {
+        loader: 'js',
+        contents: `import Database from 'better-sqlite3';
+          export function loadBetterSqlite3() { return Database; }`,
       };
     });
   },
@@ -97,6 +134,7 @@ const result = await build({
     toolgate: 'src/cli/main.ts',
     'page-worker': 'src/tools/web/page-worker.ts',
     'pg-worker': 'src/journal/postgres/pg-worker.ts',
+    'mcp-ajv': 'toolgate:mcp-ajv',
   },
   outdir: 'dist/bundle',
   chunkNames: 'chunks/[name]-[hash]',
@@ -119,7 +157,7 @@ const result = await build({
   metafile: true,
   write: false,
   logLevel: 'warning',
-  plugins: [lazyAjvProvider, nativeAddon],
+  plugins: [lazyAjvProvider, lazyBetterSqlite3, nativeAddon],
 });
 
 // Checks that keep the bundle small, failing the build rather than quietly growing it again.
@@ -127,6 +165,9 @@ if (!ajvProviderReplaced) {
   throw new Error(
     'bundle-cli: the MCP SDK no longer has dist/esm/validation/ajv-provider.js; update lazyAjvProvider',
   );
+}
+if (!loaderReplaced) {
+  throw new Error('bundle-cli: src/journal/load-better-sqlite3.ts is gone; update lazyBetterSqlite3');
 }
 // `import { z } from 'zod'` hands esbuild the whole namespace as one value, which cannot be
 // tree-shaken: every locale of zod (~370 KB) would be read and compiled at every start.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { Grant } from '../core/grant.js';
 import type { GovernanceMode } from '../core/tier.js';
 import type { ToolCall } from '../core/tool-call.js';
@@ -50,6 +50,7 @@ import {
   takenOver,
 } from './journal-records.js';
 import { makeDirs } from './make-dirs.js';
+import { openSqlite } from './open-sqlite.js';
 import { ForeignStateError, prepareOwnDatabase } from './own-state-files.js';
 import { thisProcess } from './process-identity.js';
 import { migrate } from './schema.js';
@@ -287,7 +288,7 @@ export class SqliteJournal implements Journal {
       }
     }
     try {
-      db = new Database(file);
+      db = openSqlite(file);
       db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
       switchToWal(db, Date.now() + (options.busyTimeoutMs ?? 5000));
       // Commits reach the WAL file (a process crash loses nothing); fsyncs are asked for by sync().

@@ -1,14 +1,9 @@
-import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { rgPath } from '@vscode/ripgrep';
 import { ToolError } from '../../core/tool-error.js';
 import { clipLine, type GrepLine, type GrepQuery } from './grep-types.js';
 import { startRipgrep } from './start-ripgrep.js';
 
-/** The ripgrep binary shipped by @vscode/ripgrep, or undefined when it is missing here. */
-export function ripgrepBinary(): string | undefined {
-  return rgPath && existsSync(rgPath) ? rgPath : undefined;
-}
+export { ripgrepBinary } from '../ripgrep-binary.js';
 
 interface RgEvent {
   type: string;

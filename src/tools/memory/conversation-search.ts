@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../journal/open-sqlite.js';
 import type { MemoryHit } from './memory-retrieval.js';
 import { ftsQuery } from './memory-store.js';
 
@@ -59,7 +59,7 @@ export function searchConversation(
   const { limit, weight } = options;
   const match = ftsQuery(query);
   if (!match || messages.length === 0) return [];
-  const db = new Database(':memory:');
+  const db = openSqlite(':memory:');
   try {
     db.exec("CREATE VIRTUAL TABLE m USING fts5(text, tokenize='porter unicode61')");
     const skip = ownBatch(messages, options.callId);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { makeDirs } from '../../journal/make-dirs.js';
+import { openSqlite } from '../../journal/open-sqlite.js';
 import { ForeignStateError, prepareOwnDatabase } from '../../journal/own-state-files.js';
 
 export interface MemoryEntry {
@@ -89,7 +90,7 @@ function splitIndex(db: Database.Database): void {
 function openConverted(file: string): Database.Database {
   const deadline = Date.now() + 30_000;
   for (let pause = 5; ; pause = Math.min(pause * 2, 500)) {
-    const db = new Database(file);
+    const db = openSqlite(file);
     try {
       db.pragma('busy_timeout = 30000');
       if (file !== ':memory:') db.pragma('journal_mode = WAL');

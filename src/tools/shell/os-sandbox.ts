@@ -2,13 +2,24 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
-import { rgPath } from '@vscode/ripgrep';
+import { importOptional } from '../../core/optional-package.js';
 import { ToolError } from '../../core/tool-error.js';
+import { ripgrepBinary } from '../ripgrep-binary.js';
 import { sandboxView } from './sandbox-view.js';
 
 /** Loaded only when a command runs with sandbox = "os": the runtime is large and most runs never need it. */
+/** rg for the runtime's scans and the view's file listing: @vscode/ripgrep's, else the PATH's. */
+function rgPath(): string {
+  return ripgrepBinary() ?? 'rg';
+}
+
 async function runtime() {
-  return (await import('@anthropic-ai/sandbox-runtime')).SandboxManager;
+  const loaded = await importOptional(
+    '@anthropic-ai/sandbox-runtime',
+    'sandbox = "os"',
+    () => import('@anthropic-ai/sandbox-runtime'),
+  );
+  return loaded.SandboxManager;
 }
 
 /**
@@ -59,7 +70,7 @@ export class OsSandbox {
       network: { allowedDomains: [...settings.allowedHosts], deniedDomains: [] },
       // Replaced by each command's own view (wrap); this one only stands until the first.
       filesystem: { denyRead: ['/'], allowRead: [], allowWrite: [], denyWrite: [] },
-      ripgrep: { command: rgPath },
+      ripgrep: { command: rgPath() },
     } as SandboxRuntimeConfig;
   }
 
@@ -67,7 +78,7 @@ export class OsSandbox {
   static async missing(): Promise<string[]> {
     const manager = await runtime();
     if (!manager.isSupportedPlatform()) return [`this platform (${process.platform}) is not supported`];
-    return manager.checkDependencies({ command: rgPath }).errors;
+    return manager.checkDependencies({ command: rgPath() }).errors;
   }
 
   async #activate(): Promise<void> {
@@ -99,7 +110,7 @@ export class OsSandbox {
         ...this.#settings,
         home: os.homedir(),
         searchPath: process.env.PATH ?? '',
-        rgPath,
+        rgPath: rgPath(),
       });
       // The bridge to the proxy lives in the host's temp directory, which the view hides.
       const sockets = new Set(

@@ -10,12 +10,14 @@ const HEAP_MB = 512;
 export const MAX_HTML_CHARS = 2 * 1024 * 1024;
 
 /**
- * Where the worker's code is: beside this module (dist/tools/web), one level up from the CLI
- * bundle's chunks (dist/bundle/page-worker.js), or, when run from the TypeScript sources (tests),
- * the built file in dist/.
+ * Where the worker's code is: the CLI bundle's (dist/bundle/page-worker.js, which holds linkedom,
+ * Readability and Turndown, so neither the library nor the CLI needs them installed) from this
+ * module in dist/tools/web or from a bundle chunk; else beside this module (dist/tools/web), or,
+ * when run from the TypeScript sources (tests), the built file in dist/.
  */
 function workerFile(): URL {
   for (const candidate of [
+    '../../bundle/page-worker.js',
     './page-worker.js',
     '../page-worker.js',
     '../../../dist/tools/web/page-worker.js',
