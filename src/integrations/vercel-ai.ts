@@ -26,18 +26,25 @@ export function toVercelAiTools<S>(
   const tools: Record<string, VercelAiTool<S>> = {};
   for (const def of gate.registry.definitions()) {
     const schema = withoutDialect(def.inputSchema);
-    tools[def.name] = {
-      description: def.description,
-      inputSchema: makeSchema(schema),
-      execute: async (input, options) => {
-        const result = await runOneCall(gate, def.name, input, {
-          ...(options?.toolCallId ? { callId: options.toolCallId } : {}),
-          ...(options?.abortSignal ? { signal: options.abortSignal } : {}),
-        });
-        if (!result.ok) throw new Error(result.content);
-        return result.content;
-      },
-    };
+    // Defined, not assigned: a tool named `__proto__` would otherwise set the object's prototype
+    // and be missing from the tools the SDK offers (found by Property 5's test).
+    Object.defineProperty(tools, def.name, {
+      enumerable: true,
+      writable: true,
+      configurable: true,
+      value: {
+        description: def.description,
+        inputSchema: makeSchema(schema),
+        execute: async (input, options) => {
+          const result = await runOneCall(gate, def.name, input, {
+            ...(options?.toolCallId ? { callId: options.toolCallId } : {}),
+            ...(options?.abortSignal ? { signal: options.abortSignal } : {}),
+          });
+          if (!result.ok) throw new Error(result.content);
+          return result.content;
+        },
+      } satisfies VercelAiTool<S>,
+    });
   }
   return tools;
 }

@@ -121,7 +121,7 @@ export class PolicyEngine {
   #modeDenial(tool: AnyToolDefinition): { reason: string; rule: string; file: string } | undefined {
     const mode = this.#mode;
     const file = this.#file;
-    const gov = this.#config.governance.tools[tool.name];
+    const gov = this.#governanceOf(tool.name);
     if (tool.allowedModes && !tool.allowedModes.includes(mode))
       return {
         reason: `"${tool.name}" may not run in ${mode} mode`,
@@ -162,9 +162,18 @@ export class PolicyEngine {
       : undefined;
   }
 
+  /**
+   * The config's governance settings for a tool: its own entry only, so a tool named `valueOf` or
+   * `constructor` does not read Object.prototype's (which crashed tools/list; Property 5's test).
+   */
+  #governanceOf(name: string) {
+    const tools = this.#config.governance.tools;
+    return Object.hasOwn(tools, name) ? tools[name] : undefined;
+  }
+
   /** The per-hour limit that applies to a tool, if any (only then are its recent calls counted). */
   rateLimitOf(tool: AnyToolDefinition): number | undefined {
-    return minDefined(tool.rateLimitPerHour, this.#config.governance.tools[tool.name]?.rate_limit_per_hour);
+    return minDefined(tool.rateLimitPerHour, this.#governanceOf(tool.name)?.rate_limit_per_hour);
   }
 
   decide(input: PolicyInput): PolicyDecision {
@@ -185,7 +194,7 @@ export class PolicyEngine {
   #decide(input: PolicyInput): PolicyDecision {
     const { tool } = input;
     const risk = riskOf(tool.tier);
-    const { approval, governance } = this.#config;
+    const { approval } = this.#config;
     const mode = this.#mode;
     const file = this.#file;
     const deny = (
@@ -207,7 +216,7 @@ export class PolicyEngine {
       return deny(`"${tool.name}" is on the denylist`, 'tools.approval.denylist');
     }
 
-    const gov = governance.tools[tool.name];
+    const gov = this.#governanceOf(tool.name);
     const modeDenial = this.#modeDenial(tool);
     if (modeDenial) return deny(modeDenial.reason, modeDenial.rule, 'Denied', modeDenial.file);
 
