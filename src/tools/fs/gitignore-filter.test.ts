@@ -44,7 +44,7 @@ function reference(base: string, texts: Map<string, string>, relative: string, i
   return matchedBelow(parts.length, false);
 }
 
-describe('GitignoreFilter (Property 24)', () => {
+describe('GitignoreFilter (Property 24, the filter alone; through the tools against git: test/conformance/property-24-gitignore.test.ts)', () => {
   it('agrees with the rule written out directly, for any nested .gitignore files and search base', () => {
     fc.assert(
       fc.property(

@@ -2,6 +2,13 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } fr
 import ignore, { type Ignore } from 'ignore';
 
 /**
+ * Case as git matches it: exactly on Linux (core.ignorecase is false on a case-sensitive file
+ * system), without case where the usual file systems ignore it. The package's default ignores case
+ * everywhere, so `deep/` hid `Deep` too (found by Property 24's test against git).
+ */
+const IGNORE_OPTIONS = { ignorecase: process.platform === 'darwin' || process.platform === 'win32' };
+
+/**
  * Answers "is this path ignored by git?" for paths under one root, honouring every .gitignore from
  * the root down (nested files are relative to their own directory) and ignored parent directories.
  * .gitignore files are loaded lazily, once each, without following links, synchronously: a walk
@@ -42,7 +49,8 @@ export class GitignoreFilter {
     const folder = this.#through.get(dir) ?? `${this.#root}${dir ? `/${dir}` : ''}`;
     this.#through.delete(dir);
     const text = readSmallFileSync(`${folder}/.gitignore`);
-    const rules = text === undefined ? undefined : ignore().add(this.#withoutBaseExclusions(dir, text));
+    const rules =
+      text === undefined ? undefined : ignore(IGNORE_OPTIONS).add(this.#withoutBaseExclusions(dir, text));
     this.#rules.set(dir, rules);
     return rules;
   }
@@ -62,7 +70,7 @@ export class GitignoreFilter {
       .filter((line) => {
         const t = line.trim();
         if (t === '' || t.startsWith('#') || t.startsWith('!')) return true;
-        const one = ignore().add(line);
+        const one = ignore(IGNORE_OPTIONS).add(line);
         return !prefixes.some((p) => one.ignores(p));
       })
       .join('\n');

@@ -112,7 +112,7 @@ describe('glob', () => {
     ]);
   });
 
-  it('Property 24: .gitignore (nested files too) is respected', async () => {
+  it('.gitignore (nested files too) is respected (an example; Property 24 is stated over generated trees in test/conformance/property-24-gitignore.test.ts)', async () => {
     ws.file('.gitignore', 'dist/\n*.log\n!keep.log\n');
     ws.file('dist/out.js', '');
     ws.file('a.log', '');

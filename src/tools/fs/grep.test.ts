@@ -164,7 +164,7 @@ describe('grep', () => {
         ]);
       });
 
-      it('Property 24: .gitignore is respected; hidden and binary files are skipped', async () => {
+      it('.gitignore is respected; hidden and binary files are skipped (an example; Property 24: test/conformance/property-24-gitignore.test.ts)', async () => {
         ws.file('.gitignore', 'build/\n');
         ws.file('build/x.txt', 'needle\n');
         ws.file('.hidden.txt', 'needle\n');

@@ -52,7 +52,7 @@ describe('list_directory', () => {
     });
   });
 
-  it('Property 24: .gitignore entries (nested files too) are left out and counted', async () => {
+  it('.gitignore entries (nested files too) are left out and counted (an example; Property 24: test/conformance/property-24-gitignore.test.ts)', async () => {
     ws.file('.gitignore', 'node_modules/\n*.log\n');
     ws.file('node_modules/x/index.js', '');
     ws.file('app.log', '');
