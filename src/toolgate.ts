@@ -369,7 +369,13 @@ export class Toolgate {
     if (log) {
       for (const p of planned)
         if (p.disposition.kind === 'needs_approval')
-          logEvent(log, 'info', 'approval_requested', { session: this.session, ...callFields(p) });
+          logEvent(
+            log,
+            'info',
+            'approval_requested',
+            { session: this.session, ...callFields(p) },
+            tracing?.span,
+          );
     }
     const approved = tracing
       ? await tracing.stepAsync('toolgate.approval', ask, (a) => {
@@ -379,12 +385,13 @@ export class Toolgate {
       : await ask();
     const { asked, granted } = counts(approved);
     if (log)
-      logEvent(log, 'info', 'approval_decided', {
-        session: this.session,
-        asked,
-        granted,
-        denied: asked - granted,
-      });
+      logEvent(
+        log,
+        'info',
+        'approval_decided',
+        { session: this.session, asked, granted, denied: asked - granted },
+        tracing?.span,
+      );
     const m = toolMetrics().approvals;
     m.add(asked, { decision: 'asked' });
     if (granted) m.add(granted, { decision: 'granted' });
@@ -560,16 +567,36 @@ export class Toolgate {
   }
 
   async #traced(calls: readonly ToolCall[], options: ExecuteBatchOptions): Promise<ToolResult[]> {
-    const parent = options.traceparent
-      ? contextWithTraceparent(options.traceparent, options.traceContext)
-      : (options.traceContext ?? context.active());
-    const tracing = BatchTrace.start(parent, {
-      'toolgate.session': this.session,
-      'toolgate.batch.size': calls.length,
-    });
+    const tracing = this.#startTrace(options, calls.length);
     if (!tracing) return await this.#execute(calls, options, undefined);
     const results = await this.#execute(calls, options, tracing);
     tracing.end(results);
+    return results;
+  }
+
+  /** A batch's trace, or undefined when neither an SDK nor a log line wants one (nothing per call then). */
+  #startTrace(options: ExecuteBatchOptions, size: number): BatchTrace | undefined {
+    const parent = options.traceparent
+      ? contextWithTraceparent(options.traceparent, options.traceContext)
+      : (options.traceContext ?? context.active());
+    return BatchTrace.start(
+      parent,
+      { 'toolgate.session': this.session, 'toolgate.batch.size': size },
+      this.#logger !== undefined, // log lines carry trace and span ids even without an SDK (seed 002 §4.2)
+    );
+  }
+
+  /** #run for a batch picked up from the journal (answered or taken over), traced like a new one. */
+  async #runTraced(
+    planned: PlannedCall[],
+    options: ExecuteBatchOptions,
+    batchId: string,
+    recorded?: ReadonlySet<number>,
+    settled?: ReadonlySet<number>,
+  ): Promise<ToolResult[]> {
+    const tracing = this.#startTrace(options, planned.length);
+    const results = await this.#run(planned, options, batchId, tracing, recorded, undefined, settled);
+    tracing?.end(results);
     return results;
   }
 
@@ -661,7 +688,7 @@ export class Toolgate {
     await this.prepare(calls);
     const planned = this.plan(calls);
     journal.replan(batchId, planEntries(planned));
-    return await this.#run(planned, options, batchId);
+    return await this.#runTraced(planned, options, batchId);
   }
 
   /**
@@ -708,7 +735,7 @@ export class Toolgate {
       record.id,
       planEntries(planned.filter((p) => !recorded.has(p.index) && p.disposition.kind !== 'resolved')),
     );
-    return await this.#run(planned, options, record.id, undefined, recorded, undefined, settled);
+    return await this.#runTraced(planned, options, record.id, recorded, settled);
   }
 
   /**

@@ -70,6 +70,8 @@ async function serve(options: McpOptions, setup: Setup): Promise<number> {
     const { server, idle, gate, callTool, clientGone } = createMcpServer({
       ...serverOptions,
       ...(options.session ? { session: options.session } : {}),
+      // One client on stdio: a TRACEPARENT the host started it under is the trace of its calls.
+      ...(process.env.TRACEPARENT ? { traceparent: process.env.TRACEPARENT } : {}),
     });
     try {
       knownToolNamesOnly(gate(), setup);

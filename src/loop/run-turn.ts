@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Context, context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Context, context, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
 import type { Approver } from '../core/confirmation.js';
 import type { AssistantToolCall, ConversationMessage } from '../core/conversation.js';
 import type { LoopEvent } from '../core/loop-event.js';
@@ -11,6 +11,7 @@ import { keepLease } from '../journal/keep-lease.js';
 import type { AdvertisedTool, Connection, ProviderAdapter } from '../providers/provider.js';
 import { ProviderError } from '../providers/provider.js';
 import { type StreamedTurn, streamTurn } from '../providers/stream-turn.js';
+import { randomSpanId, randomTraceId } from '../telemetry/random-trace-ids.js';
 import { contextWithTraceparent } from '../telemetry/traceparent.js';
 import type { Toolgate } from '../toolgate.js';
 import { RepeatGuard } from './repeat-guard.js';
@@ -123,8 +124,16 @@ export async function runTurn(options: TurnOptions): Promise<TurnOutcome> {
     },
     parent,
   );
+  // No SDK and no parent: the span has no ids; the turn's log lines still share one trace (seed 002 §4.2).
+  const turnSpan = trace.isSpanContextValid(span.spanContext())
+    ? span
+    : trace.wrapSpanContext({
+        traceId: randomTraceId(),
+        spanId: randomSpanId(),
+        traceFlags: TraceFlags.NONE,
+      });
   try {
-    const outcome = await turnWithin(options, trace.setSpan(parent, span));
+    const outcome = await turnWithin(options, trace.setSpan(parent, turnSpan));
     span.setAttribute('toolgate.turn.status', outcome.status);
     if (outcome.status === 'error') span.setStatus({ code: SpanStatusCode.ERROR, message: 'error' });
     return outcome;

@@ -21,6 +21,8 @@ import { toolAnnotations } from './tool-annotations.js';
 
 export interface McpServerOptions extends ToolgateOptions {
   version?: string;
+  /** The trace of calls whose request names none in `_meta` (the CLI passes its TRACEPARENT). */
+  traceparent?: string;
 }
 
 /**
@@ -238,7 +240,8 @@ export function createMcpServer(options: McpServerOptions): {
     // What the host added on its own account is taken out (and journaled with the call).
     const { args, dropped } = withoutHostArguments(gate.registry.get(params.name), params.arguments ?? {});
     // Trace context from the client (`_meta.traceparent`, as MCP hosts propagate W3C trace context).
-    const traceparent = params._meta?.traceparent;
+    const fromClient = params._meta?.traceparent;
+    const traceparent = typeof fromClient === 'string' ? fromClient : options.traceparent;
     const [result] = await gate.execute([{ id, name: params.name, arguments: args }], {
       signal,
       ...(typeof traceparent === 'string' ? { traceparent } : {}),

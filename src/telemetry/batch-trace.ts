@@ -4,12 +4,14 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
+  TraceFlags,
   trace,
 } from '@opentelemetry/api';
 import type { PlannedCall } from '../core/planned-call.js';
 import type { ToolResult } from '../core/tool-result.js';
 import { redactSecrets } from '../output/redact-secrets.js';
 import { boundedId } from './event-log.js';
+import { randomSpanId, randomTraceId } from './random-trace-ids.js';
 import { toolMetrics } from './tool-metrics.js';
 import { formatTraceparent } from './traceparent.js';
 
@@ -28,32 +30,54 @@ function redacted(attributes: Attributes): Attributes {
  * children `toolgate.plan`, `toolgate.approval` (the wait for a person) and one `execute_tool
  * {name}` per call. Attributes name tools, ids, rules and outcomes, never an argument value (a
  * call's summary is redacted, but even it stays out). With no SDK registered the batch span is a
- * no-op and `start` returns undefined: the pipeline then does nothing more per call.
+ * no-op and `start` returns undefined: the pipeline then does nothing more per call — unless log
+ * lines are written: then it gives ids alone (see `start`).
  */
 export class BatchTrace {
   readonly #batch: Span;
   readonly #context: Context;
   readonly #calls = new Map<number, Span>();
+  /** Ids for log lines only: nothing records these spans (no SDK, or a trace not sampled). */
+  readonly #idsOnly: boolean;
 
-  private constructor(batch: Span, parent: Context) {
+  private constructor(batch: Span, parent: Context, idsOnly: boolean) {
     this.#batch = batch;
     this.#context = trace.setSpan(parent, batch);
+    this.#idsOnly = idsOnly;
   }
 
-  /** Starts a batch's span under `parent`; undefined when nothing records it. */
-  static start(parent: Context, attributes: Attributes): BatchTrace | undefined {
+  /**
+   * Starts a batch's span under `parent`; undefined when nothing records it, unless `logIds`: log
+   * lines carry a trace and span id for every call whether or not an SDK is registered (seed 002
+   * §4.2). Then the trace is the parent's (TRACEPARENT, a host's span) or a new one, and each call
+   * gets a new span id; an SDK that is registered keeps its own ids.
+   */
+  static start(parent: Context, attributes: Attributes, logIds = false): BatchTrace | undefined {
     const span = trace
       .getTracer(TRACER_NAME)
       .startSpan('toolgate.batch', { attributes: redacted(attributes) }, parent);
-    if (!span.isRecording()) {
-      span.end();
-      return undefined;
-    }
-    return new BatchTrace(span, parent);
+    if (span.isRecording()) return new BatchTrace(span, parent, false);
+    span.end();
+    if (!logIds) return undefined;
+    // Without an SDK the no-op span carries the parent's context (or none); a sampler's unsampled one its own.
+    const known = span.spanContext();
+    const inherited = trace.isSpanContextValid(known) ? known : undefined;
+    const batch = trace.wrapSpanContext({
+      traceId: inherited?.traceId ?? randomTraceId(),
+      spanId: randomSpanId(),
+      traceFlags: inherited?.traceFlags ?? TraceFlags.NONE,
+    });
+    return new BatchTrace(batch, parent, true);
+  }
+
+  /** The batch's span (its ids for the batch's own log lines). */
+  get span(): Span {
+    return this.#batch;
   }
 
   /** A child span around synchronous work (planning). */
   step<T>(name: string, work: () => T, describe?: (value: T) => Attributes): T {
+    if (this.#idsOnly) return work();
     const span = trace.getTracer(TRACER_NAME).startSpan(name, {}, this.#context);
     try {
       const value = work();
@@ -70,6 +94,7 @@ export class BatchTrace {
 
   /** A child span around asynchronous work (the wait for a person's answer). */
   async stepAsync<T>(name: string, work: () => Promise<T>, describe?: (value: T) => Attributes): Promise<T> {
+    if (this.#idsOnly) return await work();
     const span = trace.getTracer(TRACER_NAME).startSpan(name, {}, this.#context);
     try {
       const value = await work();
@@ -80,14 +105,22 @@ export class BatchTrace {
     }
   }
 
-  /** A call starts running: its span opens; the traceparent its child processes inherit. */
-  callStarted(p: PlannedCall): string {
+  /**
+   * A call starts running: its span opens; the traceparent its child processes inherit. None for
+   * ids only: a made-up unsampled parent would make a child's own SDK drop its traces.
+   */
+  callStarted(p: PlannedCall): string | undefined {
+    if (this.#idsOnly) return undefined;
     const span = this.callSpan(p);
     return formatTraceparent(span.spanContext());
   }
 
   /** A call's result, whether it ran or was settled before running (denied, invalid). */
   callEnded(result: ToolResult, p: PlannedCall): void {
+    if (this.#idsOnly) {
+      this.#calls.delete(p.index);
+      return;
+    }
     const span = this.callSpan(p);
     this.#calls.delete(p.index);
     if (result.error) {
@@ -108,6 +141,15 @@ export class BatchTrace {
   /** The call's span, opened now if it is not open yet (a call settled before it ran). */
   callSpan(p: PlannedCall): Span {
     let span = this.#calls.get(p.index);
+    if (!span && this.#idsOnly) {
+      const batch = this.#batch.spanContext();
+      span = trace.wrapSpanContext({
+        traceId: batch.traceId,
+        spanId: randomSpanId(),
+        traceFlags: batch.traceFlags,
+      });
+      this.#calls.set(p.index, span);
+    }
     if (!span) {
       const name = p.tool ? p.call.name : '(unknown)'; // never the model's text for a tool that does not exist
       const attributes: Attributes = {
