@@ -1,5 +1,7 @@
+import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { EventLogger } from '../telemetry/event-log.js';
+import { logLineText } from './log-line-text.js';
 import { UsageError } from './usage-error.js';
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -8,7 +10,8 @@ const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as
  * `--log-level` / `--log-file`: toolgate's structured log lines (pino, JSON, one per line) on
  * stderr, or appended to a file (created private). The default is `warn` on stderr: calls a policy
  * or the sandbox blocked, and mode changes; `info` adds every call and approval. pino is loaded
- * only when a line is written (or a log file is asked for).
+ * only when a line is written (or a log file is asked for). When stderr is a terminal, a person
+ * reads it: the lines are text there (issue #31 §3); files and pipes get the JSON.
  */
 export async function openLogger(
   options: { logLevel?: string; logFile?: string },
@@ -19,6 +22,21 @@ export async function openLogger(
     throw new UsageError(`--log-level must be one of ${LEVELS.join(', ')} (got "${level}")`);
   // The terminal UI owns the screen: it logs only to a file, or when a level is asked for.
   if (level === 'silent' || (quietByDefault && !options.logFile && !options.logLevel)) return undefined;
+  const threshold = LEVEL_VALUES[level as keyof typeof LEVEL_VALUES] ?? 0;
+  const enabled = (at: string) => (LEVEL_VALUES[at as keyof typeof LEVEL_VALUES] ?? 0) >= threshold;
+  if (!options.logFile && process.stderr.isTTY) {
+    const write = (at: string, fields: object, message?: string) => {
+      if (enabled(at)) writeSync(2, logLineText(at, fields, message, new Date())); // sync: out before any exit
+    };
+    return {
+      logger: {
+        isLevelEnabled: enabled,
+        info: (fields, message) => write('info', fields, message),
+        warn: (fields, message) => write('warn', fields, message),
+      },
+      close: () => {},
+    };
+  }
   const open = () => {
     const pino = loadPino();
     const destination = pino.destination({
@@ -40,8 +58,6 @@ export async function openLogger(
     opened ??= open();
     return opened.logger;
   };
-  const threshold = LEVEL_VALUES[level as keyof typeof LEVEL_VALUES] ?? 0;
-  const enabled = (at: string) => (LEVEL_VALUES[at as keyof typeof LEVEL_VALUES] ?? 0) >= threshold;
   const logger: EventLogger = {
     isLevelEnabled: enabled,
     info: (fields, message) => {
