@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpServer, type McpServerOptions } from '../mcp/mcp-server.js';
 import { BodyTooLarge, checkRequestOrigin, isLoopback, parseListen, readBody } from './http-guard.js';
+import { listenError } from './listen-error.js';
 import { loadOrCreateMcpToken, MCP_TOKEN_FILE_DOC, mcpTokenFile } from './mcp-token-file.js';
 import { checkToken, parseUserTokens } from './mcp-users.js';
 import { refuseOtherUser } from './peer-owner.js';
@@ -187,17 +188,7 @@ export async function serveMcpHttp(
   // The peer's owner is read as it connects, while its socket is surely open; requests reuse it.
   http.on('connection', (socket) => void refuseOtherUser(socket));
   await new Promise<void>((resolve, reject) => {
-    http.once('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new UsageError(`${host}:${port} is already in use; choose another port with --http [HOST:]PORT`)
-          : error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL'
-            ? new UsageError(
-                `cannot listen on ${host}:${port} (${error.code}); choose another address or port`,
-              )
-            : error,
-      );
-    });
+    http.once('error', (error) => reject(listenError(error, host, port)));
     http.listen(port, host, resolve);
   });
   const address = http.address();

@@ -3,6 +3,7 @@ import os from 'node:os';
 import { serve } from '@hono/node-server';
 import { createConsoleApp } from '../console/console-app.js';
 import { checkRequestOrigin, isLoopback, parseListen } from './http-guard.js';
+import { listenError } from './listen-error.js';
 import { openProjectGate } from './mode-command.js';
 import { refuseOtherUser } from './peer-owner.js';
 import { UsageError } from './usage-error.js';
@@ -52,10 +53,16 @@ export async function runServe(options: ServeOptions, out: NodeJS.WritableStream
   const server = serve({ fetch: app.fetch, hostname: host, port });
   // The verdict is taken while the client's socket surely exists (peer-owner.ts), then per request.
   server.on('connection', (socket) => refuseOtherUser(socket));
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (error) {
+    await gate.close();
+    journal.close();
+    throw listenError(error, host, port);
+  }
   const address = server.address();
   bound = typeof address === 'object' && address ? address.port : port;
   const shown = host.includes(':') ? `[${host}]` : host;

@@ -351,7 +351,7 @@ describe('a newcomer’s first hour (issue #12)', () => {
     busy.close();
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(
-      `toolgate: 127.0.0.1:${port} is already in use; choose another port with --http [HOST:]PORT\n`,
+      `toolgate: port ${port} on 127.0.0.1 is in use by another program; pick another with --http 127.0.0.1:PORT\n`,
     );
   });
 
