@@ -10,6 +10,7 @@ import type {
   PendingApproval,
 } from '../journal/journal.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import { argumentsText, callSummary } from './call-summary.js';
 
 /**
  * The web console's pages (issue #17 §4): server-rendered HTML. Every value from the journal (which
@@ -220,7 +221,9 @@ export function batchPage(batch: BatchRecord, answers: readonly ApprovalAnswer[]
         ? `<span class="${c.result.ok ? 'ok' : 'fail'}">${c.result.ok ? 'ok' : esc(c.result.error?.type)}</span><pre>${esc(c.result.content.slice(0, 2000))}${c.result.content.length > 2000 ? '\n…' : ''}</pre>`
         : '';
       const took = c.startedAt && c.finishedAt ? `${c.finishedAt - c.startedAt} ms` : '';
-      return `<tr><td>${c.index + 1}</td><td>${esc(c.name)}<br><code class="muted">${esc(c.id)}</code></td><td>${esc(c.status)}</td><td>${c.decision ? `${esc(c.decision.action)}<br><span class="muted">${esc(c.decision.rule)}</span>` : ''}</td><td>${c.approval ? exact(c.approval.summary) : ''}</td><td>${answerCell(answerOf.get(c.index))}</td><td>${result}</td><td>${esc(when(c.startedAt))}<br>${esc(took)}</td></tr>`;
+      // What the call does, always; its exact arguments on demand (issue #31 §3).
+      const call = `<code class="call-summary">${exact(callSummary(c.name, c.arguments))}</code><details class="call-arguments"><summary>arguments</summary><pre>${exact(argumentsText(c.arguments))}</pre></details>`;
+      return `<tr><td>${c.index + 1}</td><td>${call}<br><code class="muted">${esc(c.id)}</code></td><td>${esc(c.status)}</td><td>${c.decision ? `${esc(c.decision.action)}<br><span class="muted">${esc(c.decision.rule)}</span>` : ''}</td><td>${c.approval ? exact(c.approval.summary) : ''}</td><td>${answerCell(answerOf.get(c.index))}</td><td>${result}</td><td>${esc(when(c.startedAt))}<br>${esc(took)}</td></tr>`;
     })
     .join('');
   return `<p>session <a href="/sessions/${encodeURIComponent(batch.session)}">${esc(batch.session)}</a> · ${esc(batch.status)} · recorded ${esc(when(batch.createdAt))}${batch.finishedAt ? ` · finished ${esc(when(batch.finishedAt))}` : ''}${batch.lease ? ` · held by ${esc(batch.lease.worker)} until ${esc(when(batch.lease.expiresAt))}` : ''}</p>

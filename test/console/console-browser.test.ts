@@ -411,6 +411,13 @@ describe('toolgate serve in Chromium (issue #17 §4)', { timeout: 90_000 }, () =
     await expect(page.locator('.answered-by').textContent()).resolves.toMatch(
       /^by Alice Example via console@/,
     );
+    // issue #31 §3: which file, always; the exact arguments one click away.
+    await expect(page.locator('.call-summary').textContent()).resolves.toBe('write_file named.txt (1 line)');
+    const args = page.locator('details.call-arguments pre');
+    expect(await args.isVisible()).toBe(false);
+    await page.locator('details.call-arguments summary').click();
+    await args.waitFor({ state: 'visible' });
+    expect(JSON.parse((await args.textContent()) ?? '')).toEqual({ path: 'named.txt', content: 'x\n' });
     await closeSoon(page.context());
   });
 
