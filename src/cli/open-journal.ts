@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Journal, JournalError } from '../journal/journal.js';
 import { STATE_DIR } from '../journal/own-state-files.js';
@@ -15,13 +15,37 @@ export function isDatabaseUrl(location: string): boolean {
 
 /**
  * DESIGN §2.2: `--journal FILE|URL`, else `[journal] url`, else `.toolgate/journal.db` under the
- * first root.
+ * first root. Only the default location's folder is made: a file named with `--journal` must be in
+ * a folder that exists, or a typo would quietly make folders and a journal nobody looks at.
  */
 export function journalPath(setup: Setup, option: string | undefined, cwd = process.cwd()): string {
-  if (option) return isDatabaseUrl(option) ? option : path.resolve(cwd, option);
+  if (option) {
+    if (isDatabaseUrl(option)) return option;
+    const file = path.resolve(cwd, option);
+    refuseMissingFolder(option, path.dirname(file));
+    return file;
+  }
   if (setup.config.journal.url) return setup.config.journal.url;
   const firstRoot = path.resolve(setup.baseDir, setup.roots[0] ?? '.');
   return path.join(firstRoot, STATE_DIR, 'journal.db');
+}
+
+function refuseMissingFolder(option: string, dir: string): void {
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return; // unreadable: opening it says why
+    throw new UsageError(
+      `--journal ${option}: the folder ${dir} does not exist; check the path, or create the folder first (mkdir -p ${shellQuote(dir)})`,
+    );
+  }
+  if (!isDir) throw new UsageError(`--journal ${option}: ${dir} is not a folder; check the path`);
+}
+
+/** A path as a shell word, to paste as it is shown. */
+function shellQuote(text: string): string {
+  return /^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -57,6 +57,7 @@ describe('exec with the journal, recover, journal (issue #4)', () => {
 
   it('--journal FILE puts it elsewhere; the tools cannot touch it', () => {
     const journal = path.join(ws.dir(), 'state', 'j.db');
+    mkdirSync(path.dirname(journal)); // a --journal folder must exist (issue #31 §3)
     const run = exec(
       [
         { id: '1', name: 'read_file', arguments: { path: 'state/j.db' } },
