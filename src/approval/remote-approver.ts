@@ -6,14 +6,26 @@ import type { ApprovalAnswer, Journal } from '../journal/journal.js';
 const FIRST_WAIT_MS = 10;
 const MOST_WAIT_MS = 80;
 
+/** A call waiting for an answer given elsewhere: its batch, its place in the batch, what is asked. */
+export interface WaitingCall {
+  batchId: string;
+  index: number;
+  request: ConfirmationRequest;
+}
+
 /**
  * `--approve remote` (issue #17 §3): asks nobody here. The batch's confirmations are already in
  * the journal (recorded, and synced, before anyone is asked); this waits for answers given with
  * `toolgate approvals approve|deny` (or the web console) from any machine with the journal, and
  * applies an answer only to the call whose preview has the hash the person answered. The approval
- * timeout still applies (no answer in time is a denial), and so does a cancel.
+ * timeout still applies (no answer in time is a denial), and so does a cancel. `onWaiting` hears
+ * which calls wait, once per batch, when an answer is not there at once (issue #31 §3: the CLI
+ * says how to answer rather than waiting silently).
  */
-export function remoteApprover(journal: Journal): Approver {
+export function remoteApprover(
+  journal: Journal,
+  onWaiting?: (calls: readonly WaitingCall[]) => void,
+): Approver {
   return async (requests, signal, context): Promise<ApprovalDecision> => {
     const batchId = context?.batchId;
     if (!batchId)
@@ -30,12 +42,22 @@ export function remoteApprover(journal: Journal): Approver {
       return k === -1 ? -1 : (waiting.splice(k, 1)[0]?.index ?? -1);
     });
     let wait = FIRST_WAIT_MS;
+    let told = false;
     for (;;) {
       const answers = new Map<number, ApprovalAnswer>();
       for (const a of journal.approvalAnswers(batchId)) answers.set(a.index, a);
       const decided = requests.map((r, i) => decide(r, answers.get(indexOf[i] ?? -1)));
       if (decided.every((d) => d !== undefined)) return combine(requests, decided);
       if (signal.aborted) return { kind: 'deny_all', reason: 'no answer came from elsewhere in time' };
+      if (!told && onWaiting) {
+        told = true;
+        onWaiting(
+          requests.flatMap((request, i) => {
+            const index = indexOf[i] ?? -1;
+            return decided[i] === undefined && index !== -1 ? [{ batchId, index, request }] : [];
+          }),
+        );
+      }
       await journal.approvalsChanged(signal, wait);
       wait = Math.min(wait * 2, MOST_WAIT_MS);
     }

@@ -6,6 +6,7 @@ import { switchedOffTools } from '../tools/builtin-tools.js';
 import { checkToolNames } from './check-tool-names.js';
 import { journalPath, openJournalOrStop } from './open-journal.js';
 import { openLogger } from './open-logger.js';
+import { remoteWaitNotice } from './remote-wait-notice.js';
 import { resolveSetup, type Setup } from './resolve-setup.js';
 import { openTerminal, terminalApprover } from './tty-approver.js';
 import { trustCommand } from './untrusted-notice.js';
@@ -48,7 +49,8 @@ export function approverFor(approve: string, journal?: Journal): { approver: App
       throw new UsageError(
         '--approve remote waits for answers given in the journal (toolgate approvals), and there is none: drop --no-journal',
       );
-    return { approver: remoteApprover(journal), close: () => {} };
+    const notice = remoteWaitNotice(journal, (text) => process.stderr.write(text));
+    return { approver: remoteApprover(journal, notice), close: () => {} };
   }
   if (approve === 'none') {
     return {

@@ -6,6 +6,7 @@ import { PostgresJournal } from '../journal/postgres/postgres-journal.js';
 import { SqliteJournal } from '../journal/sqlite-journal.js';
 import { redactUrl, secretInUrl } from '../output/redact-url.js';
 import type { Setup } from './resolve-setup.js';
+import { shellWord } from './shell-word.js';
 import { UsageError } from './usage-error.js';
 
 /** A PostgreSQL URL, as `--journal` and `[journal] url` take one. */
@@ -37,15 +38,10 @@ function refuseMissingFolder(option: string, dir: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return; // unreadable: opening it says why
     throw new UsageError(
-      `--journal ${option}: the folder ${dir} does not exist; check the path, or create the folder first (mkdir -p ${shellQuote(dir)})`,
+      `--journal ${option}: the folder ${dir} does not exist; check the path, or create the folder first (mkdir -p ${shellWord(dir)})`,
     );
   }
   if (!isDir) throw new UsageError(`--journal ${option}: ${dir} is not a folder; check the path`);
-}
-
-/** A path as a shell word, to paste as it is shown. */
-function shellQuote(text: string): string {
-  return /^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
