@@ -3,9 +3,11 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A scripted model server on 127.0.0.1 (a free port) for the real-host suite. One port speaks the
- * three hosts' wire formats: Anthropic Messages (`/v1/messages`, `/v1/messages/count_tokens`; Claude
- * Code), OpenAI Responses (`/v1/responses`; Codex) and Gemini (`:streamGenerateContent`,
- * `:generateContent`, `:countTokens`; gemini-cli).
+ * hosts' wire formats: Anthropic Messages (`/v1/messages`, `/v1/messages/count_tokens`; Claude
+ * Code), OpenAI Responses (`/v1/responses`; Codex), Gemini (`:streamGenerateContent`,
+ * `:generateContent`, `:countTokens`; gemini-cli) and OpenAI Chat Completions
+ * (`/v1/chat/completions`, streamed or not, and `GET /v1/models`; opencode, Kilo CLI, qwen-code,
+ * Continue, Copilot CLI).
  *
  * It answers like a model that only uses toolgate's tools, deciding from the conversation since the
  * last user message: no tool result yet → toolgate's `read_file` on `readPath`; the last result was
@@ -21,6 +23,12 @@ export interface ScriptOptions {
   writeContent: string;
   /** Merged into every tool call's arguments (e.g. gemini-cli's `wait_for_previous`). */
   extraArgs?: Record<string, unknown>;
+  /**
+   * toolgate's tool names, for a host that offers MCP tools under their own names (Continue:
+   * `read_file`): a tool of exactly such a name is toolgate's. Other hosts prefix them, and their
+   * built-ins may share a name with toolgate's (gemini-cli's and qwen-code's own `read_file`).
+   */
+  unprefixed?: readonly string[];
 }
 
 /** A tool as offered to the model: its name as the host spells it, and its parameters' names. */
@@ -30,6 +38,13 @@ export interface OfferedTool {
   /** The toolgate tool behind it (`read_file` for `mcp__toolgate__read_file`), when it is one. */
   toolgate?: string;
   properties: string[];
+  /**
+   * Offered only through the host's tool search (qwen-code's deferred tools): named in a reminder,
+   * its schema shown by a `tool_search` result, called through `tool_call` as `{name, arguments}`.
+   */
+  deferred?: true;
+  /** A deferred tool whose schema a `tool_search` result has shown the model. */
+  reviewed?: true;
 }
 
 export type ConversationEntry =
@@ -39,12 +54,12 @@ export type ConversationEntry =
 
 export type Decision =
   | { text: string }
-  | { tool: string; namespace?: string; toolgate: string; args: Record<string, unknown> };
+  | { tool: string; namespace?: string; toolgate?: string; args: Record<string, unknown> };
 
 export interface Exchange {
   method: string;
   url: string;
-  format: 'anthropic' | 'responses' | 'gemini' | 'other';
+  format: 'anthropic' | 'responses' | 'gemini' | 'chat' | 'other';
   tools: OfferedTool[];
   /** The whole conversation in the request, in order. */
   conversation: ConversationEntry[];
@@ -60,10 +75,20 @@ export interface ModelServer {
   close(): Promise<void>;
 }
 
-/** The toolgate tool a host's name stands for: Claude Code, gemini-cli and Codex spell it differently. */
-export function toolgateToolName(name: string, namespace?: string): string | undefined {
+/**
+ * The toolgate tool a host's name stands for. Claude Code and qwen-code spell it
+ * `mcp__toolgate__read_file`, Codex `read_file` in namespace `mcp__toolgate`, gemini-cli
+ * `mcp_toolgate_read_file`, opencode and Kilo `toolgate_read_file`, Copilot `toolgate-read_file`,
+ * Continue `read_file` (see `unprefixed`).
+ */
+export function toolgateToolName(
+  name: string,
+  namespace?: string,
+  unprefixed?: readonly string[],
+): string | undefined {
   if (namespace === 'mcp__toolgate') return name;
-  return /^mcp__toolgate__(.+)$/.exec(name)?.[1] ?? /^mcp_toolgate_(.+)$/.exec(name)?.[1];
+  if (unprefixed) return unprefixed.includes(name) ? name : undefined;
+  return /^(?:mcp__toolgate__|mcp_toolgate_|toolgate_|toolgate-)(.+)$/.exec(name)?.[1];
 }
 
 type Json = Record<string, unknown>;
@@ -90,25 +115,43 @@ function textOf(c: unknown): string {
   return String(c);
 }
 
+/** qwen-code's tool search over deferred tools, the most one search returns, and its bridge call. */
+const TOOL_SEARCH = 'tool_search';
+const TOOL_SEARCH_MAX = 20;
+const TOOL_CALL = 'tool_call';
+
 function decide(conversation: ConversationEntry[], tools: OfferedTool[], script: ScriptOptions): Decision {
   const since = conversation.slice(conversation.map((e) => e.kind).lastIndexOf('user') + 1);
   const read = tools.find((t) => t.toolgate === 'read_file');
   const write = tools.find((t) => t.toolgate === 'write_file');
   if (!read) return { text: 'OK.' };
-  const call = (tool: OfferedTool, args: Json): Decision => ({
-    tool: tool.name,
-    ...(tool.namespace ? { namespace: tool.namespace } : {}),
-    toolgate: tool.toolgate!,
-    args: { ...args, ...script.extraArgs },
-  });
-  const results = since.filter((e) => e.kind === 'result');
+  // Deferred tools (qwen-code): the model first reviews their schemas, as a real one must for tools
+  // it was only told the names of, then calls them through the host's tool_call.
+  const unreviewed = tools.filter((t) => t.deferred && t.toolgate && !t.reviewed).map((t) => t.name);
+  if (read.deferred && unreviewed.length > 0) {
+    const names = unreviewed.slice(0, TOOL_SEARCH_MAX);
+    return { tool: TOOL_SEARCH, args: { query: `select:${names.join(',')}`, max_results: names.length } };
+  }
+  const call = (tool: OfferedTool, args: Json): Decision => {
+    const all = { ...args, ...script.extraArgs };
+    if (tool.deferred) {
+      return { tool: TOOL_CALL, toolgate: tool.toolgate, args: { name: tool.name, arguments: all } };
+    }
+    const namespace = tool.namespace ? { namespace: tool.namespace } : {};
+    return { tool: tool.name, ...namespace, toolgate: tool.toolgate, args: all };
+  };
+  const callOf = (r: Extract<ConversationEntry, { kind: 'result' }>) =>
+    since.find(
+      (e): e is Extract<ConversationEntry, { kind: 'call' }> =>
+        e.kind === 'call' && (r.id !== undefined ? e.id === r.id : e.name === r.name),
+    );
+  const results = since.filter(
+    (e): e is Extract<ConversationEntry, { kind: 'result' }> =>
+      e.kind === 'result' && callOf(e)?.name !== TOOL_SEARCH,
+  );
   const last = results.at(-1);
   if (!last) return call(read, { path: script.readPath });
-  const lastCall = since.find(
-    (e): e is Extract<ConversationEntry, { kind: 'call' }> =>
-      e.kind === 'call' && (last.id !== undefined ? e.id === last.id : e.name === last.name),
-  );
-  const lastTool = lastCall?.toolgate ?? (last.name ? toolgateToolName(last.name) : undefined);
+  const lastTool = callOf(last)?.toolgate ?? (last.name ? toolgateToolName(last.name) : undefined);
   if (lastTool === 'read_file' && write) {
     return call(write, { path: script.writePath, content: script.writeContent });
   }
@@ -275,6 +318,145 @@ function responses(body: Json, res: ServerResponse, script: ScriptOptions, ex: E
   res.end();
 }
 
+// ---- OpenAI Chat Completions (opencode, Kilo CLI, qwen-code, Continue, Copilot CLI) ------------
+
+/** The model the chat-completions hosts are configured with; `GET /v1/models` lists it. */
+export const CHAT_MODEL = 'scripted-model';
+
+function chat(body: Json, res: ServerResponse, script: ScriptOptions, ex: Exchange): void {
+  ex.format = 'chat';
+  for (const t of asArray(body.tools).filter(isObject)) {
+    const f = isObject(t.function) ? t.function : t;
+    const name = str(f.name) ?? '';
+    const toolgate = toolgateToolName(name, undefined, script.unprefixed);
+    ex.tools.push({ name, toolgate, properties: propertiesOf(f.parameters) });
+  }
+  const searches = new Set<string>(); // ids of tool_search calls
+  const reviewed: string[] = []; // their results
+  for (const m of asArray(body.messages).filter(isObject)) {
+    if (m.role === 'user') ex.conversation.push({ kind: 'user' });
+    for (const c of asArray(m.tool_calls).filter(isObject)) {
+      const f = isObject(c.function) ? c.function : {};
+      const name = str(f.name) ?? '';
+      const toolgate =
+        name === TOOL_CALL
+          ? toolgateToolName(str(parseArgs(f.arguments).name) ?? '')
+          : toolgateToolName(name, undefined, script.unprefixed);
+      const id = str(c.id);
+      if (id && name === TOOL_SEARCH) searches.add(id);
+      ex.conversation.push({ kind: 'call', id, name, toolgate });
+    }
+    if (m.role === 'tool') {
+      const id = str(m.tool_call_id);
+      const text = textOf(m.content);
+      ex.conversation.push({ kind: 'result', id, text });
+      if (id && searches.has(id)) reviewed.push(text);
+    }
+  }
+  if (ex.tools.some((t) => t.name === TOOL_SEARCH)) {
+    const declared = new Set(ex.tools.map((t) => t.name));
+    const schemas = new Map(reviewed.flatMap(reviewedSchemas));
+    for (const name of deferredNames(asArray(body.messages))) {
+      if (declared.has(name)) continue;
+      const schema = schemas.get(name);
+      const tool: OfferedTool = { name, properties: propertiesOf(schema), deferred: true };
+      const toolgate = toolgateToolName(name);
+      if (toolgate) tool.toolgate = toolgate;
+      if (schema !== undefined) tool.reviewed = true;
+      ex.tools.push(tool);
+    }
+  }
+  const format = isObject(body.response_format) ? body.response_format : {};
+  const wantsJson = format.type === 'json_schema' || format.type === 'json_object';
+  const schema = isObject(format.json_schema) ? format.json_schema.schema : undefined;
+  // side requests that want JSON (titles, summaries): a minimal instance of their schema
+  const d: Decision = wantsJson
+    ? { text: JSON.stringify(sampleOf(schema ?? {})) }
+    : decide(ex.conversation, ex.tools, script);
+  if (!wantsJson) ex.reply = d;
+  const base = {
+    id: nextId('chatcmpl-'),
+    created: Math.floor(Date.now() / 1000),
+    model: str(body.model) ?? CHAT_MODEL,
+  };
+  const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+  const toolCall =
+    'tool' in d
+      ? {
+          id: nextId('call_'),
+          type: 'function',
+          function: { name: d.tool, arguments: JSON.stringify(d.args) },
+        }
+      : undefined;
+  const text = 'text' in d ? d.text : '';
+  const finish = toolCall ? 'tool_calls' : 'stop';
+  if (!body.stream) {
+    const message = toolCall
+      ? { role: 'assistant', content: null, tool_calls: [toolCall] }
+      : { role: 'assistant', content: text };
+    const choices = [{ index: 0, message, finish_reason: finish }];
+    json(res, { ...base, object: 'chat.completion', choices, usage });
+    return;
+  }
+  // streamed: the call's name first and its arguments in a later delta, as real servers send them
+  const ev = sse(res);
+  const chunk = (delta: Json, finish_reason: string | null) =>
+    ev(null, { ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason }] });
+  if (toolCall) {
+    const opening = { index: 0, ...toolCall, function: { name: toolCall.function.name, arguments: '' } };
+    chunk({ role: 'assistant', content: null, tool_calls: [opening] }, null);
+    chunk({ tool_calls: [{ index: 0, function: { arguments: toolCall.function.arguments } }] }, null);
+  } else {
+    chunk({ role: 'assistant', content: '' }, null);
+    chunk({ content: text }, null);
+  }
+  chunk({}, finish);
+  const streamOptions = isObject(body.stream_options) ? body.stream_options : {};
+  if (streamOptions.include_usage) ev(null, { ...base, object: 'chat.completion.chunk', choices: [], usage });
+  res.write('data: [DONE]\n\n');
+  res.end();
+}
+
+/**
+ * The tools a host's reminder says are reachable only through `tool_search` (qwen-code: a
+ * `<system-reminder>` that names them as `- "mcp__toolgate__read_file": "…"`).
+ */
+function deferredNames(messages: unknown[]): string[] {
+  const names: string[] = [];
+  for (const m of messages.filter(isObject)) {
+    for (const block of textOf(m.content).split('<system-reminder>').slice(1)) {
+      if (!block.includes(TOOL_SEARCH)) continue;
+      for (const match of block.matchAll(/^- "([^"]+)":/gm)) if (match[1]) names.push(match[1]);
+    }
+  }
+  return names;
+}
+
+/**
+ * Name → parameter schema of each tool a `tool_search` result declares (qwen-code: `<functions>`,
+ * one `<function>{"name", "description", "parametersJsonSchema"}</function>` per tool).
+ */
+function reviewedSchemas(text: string): [string, unknown][] {
+  const found: [string, unknown][] = [];
+  for (const match of text.matchAll(/<function>(.*?)<\/function>/gs)) {
+    const declared = parseArgs(match[1]);
+    const name = str(declared.name);
+    if (name) found.push([name, declared.parametersJsonSchema ?? declared.parameters ?? {}]);
+  }
+  return found;
+}
+
+/** A tool call's arguments: a JSON string (or, from some hosts, already an object). */
+function parseArgs(args: unknown): Json {
+  if (isObject(args)) return args;
+  try {
+    const parsed: unknown = JSON.parse(String(args ?? '{}'));
+    return isObject(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
 // ---- Gemini (gemini-cli) -----------------------------------------------------------------------
 
 function gemini(body: Json, res: ServerResponse, script: ScriptOptions, ex: Exchange, url: string): void {
@@ -371,7 +553,13 @@ function handle(req: IncomingMessage, raw: string, res: ServerResponse, script: 
   else if (method === 'POST' && path.endsWith('/responses')) responses(body, res, script, ex);
   else if (method === 'POST' && path.includes(':countTokens')) json(res, { totalTokens: 10 });
   else if (method === 'POST' && /:(stream)?generateContent$/i.test(path)) gemini(body, res, script, ex, url);
-  else json(res, { error: { message: `scripted model server: nothing at ${method} ${path}` } }, 404);
+  else if (method === 'POST' && path.endsWith('/chat/completions')) chat(body, res, script, ex);
+  else if (method === 'GET' && path.endsWith('/models')) {
+    json(res, {
+      object: 'list',
+      data: [{ id: CHAT_MODEL, object: 'model', created: 0, owned_by: 'scripted' }],
+    });
+  } else json(res, { error: { message: `scripted model server: nothing at ${method} ${path}` } }, 404);
   return ex;
 }
 
