@@ -7,7 +7,8 @@ import { liveWith, markerGone } from '../helpers/process-group.js';
 
 /**
  * What the real-host suite needs besides the model server: where the hosts are installed, the
- * README's set-up blocks, and running a host headless with a deadline.
+ * set-up blocks of the README and docs/GETTING-STARTED.md, and running a host headless with a
+ * deadline.
  */
 
 const PINNED = path.join(REPO, 'test/hosts/pinned/package.json');
@@ -23,6 +24,18 @@ export function pinnedHosts(): Record<string, string> {
   return JSON.parse(readFileSync(PINNED, 'utf8')).dependencies;
 }
 
+/** Every host's command in node_modules/.bin, as install-hosts.sh checks them too. */
+export const HOST_BINS = ['claude', 'codex', 'gemini', 'opencode', 'kilo', 'qwen', 'cn', 'copilot'] as const;
+
+/**
+ * Where Copilot CLI keeps the package it unpacks from its binary on first run (235 MB):
+ * install-hosts.sh unpacks it there once, and every run shares it through COPILOT_CACHE_HOME
+ * instead of unpacking it again into each run's fresh HOME.
+ */
+export function copilotCache(dir = hostsDir()): string {
+  return path.join(dir, 'copilot-cache');
+}
+
 /** Why the pinned hosts are not usable in `dir`, or undefined when they are. */
 export function hostsMissing(dir: string): string | undefined {
   for (const [name, version] of Object.entries(pinnedHosts())) {
@@ -31,33 +44,58 @@ export function hostsMissing(dir: string): string | undefined {
     const got = JSON.parse(readFileSync(manifest, 'utf8')).version;
     if (got !== version) return `${name} is ${got}, not the pinned ${version}`;
   }
-  for (const bin of ['claude', 'codex', 'gemini']) {
+  for (const bin of HOST_BINS) {
     if (!existsSync(path.join(dir, 'node_modules/.bin', bin))) return `node_modules/.bin/${bin} is missing`;
   }
   return undefined;
 }
 
-/** The README's placeholders in set-up blocks, replaced by the test (and by a reader) with real paths. */
+/** The placeholders in set-up blocks, replaced by the test (and by a reader) with real paths. */
 export const PLACEHOLDERS = { toolgate: '/path/to/toolgate', project: '/path/to/your/project' } as const;
 
-/** The fenced block that follows `<!-- host-setup: NAME -->` in the README, as written there. */
-export function rawReadmeBlock(name: string): string {
-  const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+/** The documents that hold tested set-up blocks: the first three hosts' are in the README. */
+export const README = 'README.md';
+export const GUIDE = 'docs/GETTING-STARTED.md';
+
+/** The fenced block that follows `<!-- host-setup: NAME -->` in `doc`, as written there. */
+export function rawReadmeBlock(name: string, doc = README): string {
+  const text = readFileSync(path.join(REPO, doc), 'utf8');
   const marker = `<!-- host-setup: ${name} -->`;
-  const at = readme.indexOf(marker);
-  if (at < 0) throw new Error(`README.md has no ${marker}`);
-  const after = readme.slice(at + marker.length);
+  const at = text.indexOf(marker);
+  if (at < 0) throw new Error(`${doc} has no ${marker}`);
+  const after = text.slice(at + marker.length);
   const fence = /^```[a-z]*\n([\s\S]*?)^```$/m.exec(after);
   if (!fence?.[1] || after.slice(0, fence.index).trim() !== '') {
-    throw new Error(`README.md: no fenced block right after ${marker}`);
+    throw new Error(`${doc}: no fenced block right after ${marker}`);
   }
   return fence[1];
 }
 
-/** The README's block `name` with its placeholders replaced: this checkout, and `project` when given. */
-export function readmeBlock(name: string, project?: string): string {
-  const block = rawReadmeBlock(name).replaceAll(PLACEHOLDERS.toolgate, REPO);
+/** `doc`'s block `name` with its placeholders replaced: this checkout, and `project` when given. */
+export function readmeBlock(name: string, project?: string, doc = README): string {
+  const block = rawReadmeBlock(name, doc).replaceAll(PLACEHOLDERS.toolgate, REPO);
   return project === undefined ? block : block.replaceAll(PLACEHOLDERS.project, project);
+}
+
+/**
+ * A one-line command block of `doc` (`cmd word "quoted words" …`) as its arguments, checked to run
+ * `command`: the words after it, quotes removed. Only what the docs' run lines use is understood
+ * (double quotes, no variables), so a block that needs more fails here instead of running wrongly.
+ */
+export function docCommand(name: string, command: string, doc = GUIDE): string[] {
+  const line = rawReadmeBlock(name, doc).trim();
+  if (line.includes('\n')) throw new Error(`${doc}: the ${name} block is more than one line`);
+  const words: string[] = [];
+  const word = /\s*(?:"([^"\\$`]*)"|([^\s"'\\$`]+))/y;
+  while (word.lastIndex < line.length) {
+    const at = word.lastIndex;
+    const m = word.exec(line);
+    if (!m)
+      throw new Error(`${doc}: the ${name} block is not one plain command line (at "${line.slice(at)}")`);
+    words.push(m[1] ?? m[2] ?? '');
+  }
+  if (words[0] !== command) throw new Error(`${doc}: the ${name} block does not run ${command}: ${line}`);
+  return words.slice(1);
 }
 
 /**

@@ -5,12 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load-config.js';
 import { REPO, runCli } from '../cli/run-cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
-import { PLACEHOLDERS, rawReadmeBlock, readmeBlock, runReadmeTrust } from './hosts.js';
+import { docCommand, GUIDE, PLACEHOLDERS, rawReadmeBlock, readmeBlock, runReadmeTrust } from './hosts.js';
+import { PROMPT } from './scenario.js';
 
 /**
- * The README's host set-up blocks, checked everywhere (also where the hosts are not installed):
- * each is where the real-host suite looks for it, parses, and starts `toolgate mcp` from this clone
- * on the project. real-hosts.test.ts runs them in the real hosts.
+ * The host set-up blocks of the README and docs/GETTING-STARTED.md, checked everywhere (also where
+ * the hosts are not installed): each is where the real-host suite looks for it, parses, and starts
+ * `toolgate mcp` from this clone on the project; each run line runs the host on the docs' prompt.
+ * real-hosts.test.ts and chat-hosts.test.ts run them, as written, in the real hosts.
  */
 const PROJECT = '/tmp/some project';
 const SERVER_ARGS = [path.join(REPO, 'bin/toolgate.js'), 'mcp', '--root', PROJECT];
@@ -90,5 +92,56 @@ describe("README's host set-up blocks", () => {
 
   it('a missing marker is an error, not an empty block', () => {
     expect(() => readmeBlock('no-such-host')).toThrow('README.md has no <!-- host-setup: no-such-host -->');
+    expect(() => readmeBlock('no-such-host', PROJECT, GUIDE)).toThrow(`${GUIDE} has no`);
+  });
+});
+
+describe("issue #31 §1: GETTING-STARTED's set-up blocks for opencode, Kilo CLI, qwen-code, Continue, Copilot CLI", () => {
+  const guide = (name: string) => {
+    const raw = rawReadmeBlock(name, GUIDE);
+    expect(raw).toContain(PLACEHOLDERS.toolgate);
+    expect(raw).toContain(PLACEHOLDERS.project);
+    return readmeBlock(name, PROJECT, GUIDE);
+  };
+
+  it.each(['opencode', 'kilo'])('%s: a local server under "mcp", its command line in one array', (name) => {
+    expect(JSON.parse(guide(name))).toEqual({
+      mcp: { toolgate: { type: 'local', command: ['node', ...SERVER_ARGS], enabled: true } },
+    });
+  });
+
+  it("qwen-code: trusted (qwen's own question off, toolgate's policy decides); alwaysLoadTools in the second", () => {
+    const server = { command: 'node', args: SERVER_ARGS, trust: true };
+    expect(JSON.parse(guide('qwen-code'))).toEqual({ mcpServers: { toolgate: server } });
+    expect(JSON.parse(guide('qwen-code-always-load'))).toEqual({
+      mcpServers: { toolgate: { ...server, alwaysLoadTools: true } },
+    });
+  });
+
+  it('Continue: an mcpServers entry for config.yaml (read as YAML by cn in the real-host suite)', () => {
+    const yaml = /^mcpServers:\n {2}- name: toolgate\n {4}command: node\n {4}args: (\[.*\])\n$/.exec(
+      guide('continue'),
+    );
+    expect(yaml, 'the block is not the three-key entry this test reads').not.toBeNull();
+    expect(JSON.parse(yaml?.[1] ?? '[]')).toEqual(SERVER_ARGS);
+  });
+
+  it('Copilot CLI: a local server with all its tools', () => {
+    expect(JSON.parse(guide('copilot'))).toEqual({
+      mcpServers: { toolgate: { type: 'local', command: 'node', args: SERVER_ARGS, tools: ['*'] } },
+    });
+  });
+
+  it('the run lines: headless, on the prompt the suite gives, Copilot allowing only toolgate past its own check', () => {
+    expect(docCommand('opencode-run', 'opencode')).toEqual(['run', PROMPT]);
+    expect(docCommand('kilo-run', 'kilo')).toEqual(['run', PROMPT]);
+    expect(docCommand('qwen-code-run', 'qwen')).toEqual(['-p', PROMPT]);
+    expect(docCommand('continue-run', 'cn')).toEqual(['-p', PROMPT]);
+    expect(docCommand('copilot-run', 'copilot')).toEqual(['-p', PROMPT, '--allow-tool', 'toolgate']);
+  });
+
+  it('a run line that is not one plain command is refused, not run otherwise', () => {
+    expect(() => docCommand('copilot-run', 'opencode')).toThrow('does not run opencode');
+    expect(() => docCommand('continue', 'cn')).toThrow('more than one line');
   });
 });
