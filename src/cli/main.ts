@@ -192,10 +192,13 @@ export function buildProgram(): Command {
     program
       .command('recover')
       .description(
-        'List batches a crash left incomplete; resume them with the results they have, or discard their results.',
+        'List batches a crash left incomplete (and who holds those still running); resume them with the results they have, discard their results, or take them over.',
       )
       .addOption(journalOption())
-      .option('--json', 'print the incomplete batches as JSON: [{id, session, calls: [{id, name, status}]}]')
+      .option(
+        '--json',
+        'print the incomplete batches as JSON: [{id, session, calls: [{id, name, status}], state: interrupted|running|held, holder?: {worker, pid, host, until, take_over}}]',
+      )
       .option(
         '--resume <id>',
         'resume this batch without prompting (calls that ran stay; the rest become errors)',

@@ -1,12 +1,12 @@
 import { createInterface } from 'node:readline/promises';
-import type { BatchRecord } from '../journal/journal.js';
+import { heldMessage, holderOf } from '../journal/batch-holder.js';
 import { DEFAULT_LEASE_MS } from '../journal/keep-lease.js';
-import { ownerAlive, thisProcess, workerGone } from '../journal/process-identity.js';
-import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import { thisProcess } from '../journal/process-identity.js';
 import { createToolgate } from '../toolgate.js';
 import { findBatchId } from './find-batch.js';
 import { approverFor } from './open-gate.js';
 import { journalPath, openExistingJournal } from './open-journal.js';
+import { describeBatch, describeHolder, listed } from './recover-list.js';
 import { resolveSetup } from './resolve-setup.js';
 import { UsageError } from './usage-error.js';
 
@@ -23,38 +23,9 @@ export interface RecoverOptions {
 
 type Out = NodeJS.WritableStream;
 
-function summary(batch: BatchRecord) {
-  return {
-    id: batch.id,
-    session: batch.session,
-    calls: batch.calls.map((c) => ({ id: c.id, name: c.name, status: c.status })),
-  };
-}
-
-/** A batch whose lease another worker still holds is running there (issue #17 §2), not interrupted. */
-function heldElsewhere(batch: BatchRecord): boolean {
-  return (
-    batch.lease !== undefined &&
-    batch.lease.expiresAt > Date.now() &&
-    batch.lease.worker !== thisProcess() &&
-    !workerGone(batch.lease.worker)
-  );
-}
-
-function describe(batch: BatchRecord): string {
-  const lines = batch.calls.map(
-    (c) =>
-      `    ${c.index + 1}. ${c.name} [${c.status}]${c.result ? (c.result.ok ? ' ok' : ` ${c.result.error?.type}`) : ''}`,
-  );
-  const when = new Date(batch.createdAt).toISOString();
-  return sanitizeForTerminal(
-    `batch ${batch.id} (session ${batch.session}, ${when}, ${batch.status})\n${lines.join('\n')}`,
-  );
-}
-
 /**
- * `toolgate recover` (seed 000 FR-RES-04c/05): lists incomplete batches; per batch, resume with the
- * results it has or discard them. Nothing is ever run again, except a batch that was still waiting
+ * `toolgate recover` (seed 000 FR-RES-04c/05): lists every incomplete batch, and who holds those
+ * not free to recover; per free batch, resume with the results it has, discard them, or take it over. Nothing is ever run again, except a batch that was still waiting
  * for approval (none of it ran): resuming that one asks (or takes --approve) and runs what is approved.
  */
 export async function runRecover(options: RecoverOptions, out: Out): Promise<number> {
@@ -74,31 +45,29 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
       const target = findBatchId(journal, typed, 'toolgate recover');
       const batch = journal.batch(target);
       if (!batch) throw new UsageError(`no batch "${typed}" in ${journal.location}`);
-      if (heldElsewhere(batch)) {
-        throw new UsageError(
-          `batch ${target} is held by worker ${batch.lease?.worker} until ${new Date(batch.lease?.expiresAt ?? 0).toISOString()}: it is running there, not interrupted; wait for its lease to run out if that worker is gone`,
-        );
-      }
-      // A leased batch is settled by its lease: one that ran out may be taken over even if its
-      // process still exists (stalled), which then starts nothing more of it.
-      if (ownerAlive(batch.owner) && !(options.takeOver && batch.lease)) {
-        throw new UsageError(
-          `batch ${target} belongs to a toolgate that is still running (pid ${batch.owner?.split(':')[1]}): it is waiting, not interrupted; answer it there, or stop that process first`,
-        );
-      }
       if (batch.status !== 'open' && batch.status !== 'awaiting_approval') {
         throw new UsageError(
           `batch ${target} is already ${batch.status}: only incomplete batches can be resumed or discarded (see \`toolgate journal show ${target}\`)`,
         );
       }
+      // A batch whose process is known to have ended here is free at once, whatever its lease
+      // said; one a live process or another machine's unexpired lease holds is not (issue #31 §3).
+      const held = heldMessage(target, holderOf(batch), Boolean(options.takeOver));
+      if (held) throw new UsageError(held);
       if (options.takeOver) {
         // Finished here, as a worker would (issue #17 §2): what never started runs, a side effect
         // that was running is outcome unknown. Claimed first: never while another worker holds it.
-        const { approver, close } = approverFor(options.approve ?? 'ask', journal);
         const lease = { worker: thisProcess(), ttlMs: DEFAULT_LEASE_MS };
         const claimed = journal.claimExpiredBatch(lease, target);
-        if (!claimed)
-          throw new UsageError(`batch ${target} could not be taken over (another worker holds it)`);
+        if (!claimed) {
+          // Taken or settled by someone else between the look and the claim: say by whom.
+          const now = journal.batch(target);
+          throw new UsageError(
+            (now && heldMessage(target, holderOf(now), true)) ??
+              `see \`toolgate journal show ${target}\`: batch ${target} was taken over or settled by another process just now, so it was not taken over here`,
+          );
+        }
+        const { approver, close } = approverFor(options.approve ?? 'ask', journal);
         const gate = createToolgate({
           config: setup.config,
           roots: setup.roots,
@@ -148,19 +117,29 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
       out.write(`${JSON.stringify(journal.resumeBatch(target), null, 2)}\n`);
       return 0;
     }
-    // A batch whose process is still running is waiting (for a person, or its calls), not interrupted.
-    const incomplete = journal.incompleteBatches().filter((b) => !ownerAlive(b.owner) && !heldElsewhere(b));
+    // Every incomplete batch is listed: a free one to act on, the others with who holds them.
+    const batches = listed(journal.incompleteBatches());
     if (options.json) {
-      out.write(`${JSON.stringify(incomplete.map(summary), null, 2)}\n`);
+      out.write(
+        `${JSON.stringify(
+          batches.map((b) => b.summary),
+          null,
+          2,
+        )}\n`,
+      );
       return 0;
     }
-    if (incomplete.length === 0) {
+    if (batches.length === 0) {
       out.write('No incomplete batches.\n');
       return 0;
     }
     const terminal = process.stdin.isTTY ? { input: process.stdin, output: process.stdout } : undefined;
-    for (const batch of incomplete) {
-      out.write(`${describe(batch)}\n`);
+    for (const { batch, holder } of batches) {
+      out.write(`${describeBatch(batch)}\n`);
+      if (holder.kind !== 'free') {
+        out.write(`${describeHolder(batch.id, holder)}\n`);
+        continue;
+      }
       if (!terminal) continue;
       const rl = createInterface({ input: terminal.input, output: terminal.output, terminal: false });
       const answer = (
@@ -174,9 +153,9 @@ export async function runRecover(options: RecoverOptions, out: Out): Promise<num
       else if (answer === 'd' || answer === 'discard')
         out.write(`  discarded: ${journal.discardBatch(batch.id).length} result(s)\n`);
     }
-    if (!terminal)
+    if (!terminal && batches.some((b) => b.holder.kind === 'free'))
       out.write(
-        '\nAct with: toolgate recover --resume ID | --discard ID (add --approve all to run a batch that was waiting for approval)\n',
+        '\nAct with: toolgate recover --resume ID | --discard ID | --take-over ID (add --approve all to run a batch that was waiting for approval)\n',
       );
     return 0;
   } finally {

@@ -1,45 +1,141 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import os from 'node:os';
 
-/** The start time of a process in clock ticks since boot (Linux), so a reused pid is not mistaken. */
-export function startTime(pid: number): string | undefined {
+/**
+ * Who journals a batch or holds its lease: `host:pid:start:boot:pidns` (older journals hold
+ * `host:pid:start`). The start time tells a reused pid apart; the boot id and PID namespace say
+ * whether this machine's /proc can speak for that pid at all (another container with the same
+ * host name, or the same machine before a reboot, cannot be judged from here).
+ */
+export interface ProcessId {
+  host: string;
+  pid: number;
+  /** Clock ticks since boot, '' when it could not be read, or a tag (`worker-…`) that is not one. */
+  start: string;
+  boot?: string;
+  ns?: string;
+}
+
+const read = (file: string): string | undefined => {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
+};
+
+/** This kernel's boot (a new one at every boot), if the platform says. */
+const BOOT_ID = read('/proc/sys/kernel/random/boot_id')?.trim() || undefined;
+
+/** This process's PID namespace (the inode of /proc/self/ns/pid), if the platform says. */
+export const PID_NAMESPACE = (() => {
+  try {
+    return /^pid:\[(\d+)\]$/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
+  } catch {
+    return undefined;
+  }
+})();
+
+/** Fields of /proc/PID/stat after the command name (which may hold spaces and parentheses). */
+function statFields(pid: number | string): string[] | undefined {
+  const stat = read(`/proc/${pid}/stat`);
+  return stat === undefined ? undefined : stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
-/** This process, as the owner of the batches it journals: `host:pid:start`. */
+/** The start time of a process in clock ticks since boot (Linux), so a reused pid is not mistaken. */
+export function startTime(pid: number): string | undefined {
+  return statFields(pid)?.[19];
+}
+
+/** This process, as the owner of the batches it journals. */
 export function thisProcess(): string {
-  return `${os.hostname()}:${process.pid}:${startTime(process.pid) ?? ''}`;
+  return [os.hostname(), process.pid, startTime(process.pid) ?? '', BOOT_ID ?? '', PID_NAMESPACE ?? ''].join(
+    ':',
+  );
+}
+
+export function parseProcessId(id: string | undefined): ProcessId | undefined {
+  if (!id) return undefined;
+  const [host, pid, start = '', boot, ns] = id.split(':');
+  if (!host || !pid || !/^\d+$/.test(pid)) return undefined;
+  return { host, pid: Number(pid), start, ...(boot ? { boot } : {}), ...(ns ? { ns } : {}) };
 }
 
 /**
- * Whether the process that owns a batch is still running here: then the batch is not interrupted,
- * it is waiting (for a person at an approval prompt, or for its calls), and recovery must leave it
- * alone. A batch from another host, or of unknown owner, is not known to be alive.
+ * What this machine knows of a process named by its id:
+ * - `alive`: it still runs here (the same start time, or none recorded);
+ * - `gone`: it ran here and has ended: no such pid, a zombie its parent has not reaped yet (it can
+ *   do nothing more: a SIGKILLed toolgate is one until its parent waits for it), or the pid is
+ *   another process's now;
+ * - `unknown`: another host, another PID namespace or boot, or an id that is no process's:
+ *   only its lease running out tells.
  */
-export function ownerAlive(owner: string | undefined): boolean {
-  if (!owner) return false;
-  const [host, pid, start] = owner.split(':');
-  if (host !== os.hostname() || !pid) return false;
-  const now = startTime(Number(pid));
-  if (now === undefined) return false;
-  return start === '' || start === now;
+export type Liveness = 'alive' | 'gone' | 'unknown';
+
+export function liveness(id: string | undefined): Liveness {
+  const p = parseProcessId(id);
+  if (!p || p.host !== os.hostname()) return 'unknown';
+  // Same host name, other kernel or namespace: a container, another machine, or before a reboot.
+  if (p.boot !== undefined && p.boot !== BOOT_ID) return 'unknown';
+  if (p.ns !== undefined && p.ns !== PID_NAMESPACE) return 'unknown';
+  const fields = statFields(p.pid);
+  if (fields === undefined) return noProc(p.pid);
+  const [state] = fields;
+  if ((state === 'Z' || state === 'X') && !otherThreadRuns(p.pid)) return 'gone';
+  if (p.start === '') return 'alive';
+  if (!/^\d+$/.test(p.start)) return 'unknown'; // a tag, not a start time: the pid may be reused
+  return p.start === fields[19] ? 'alive' : 'gone';
 }
 
 /**
- * Whether a worker id names a process of this host that is no longer running (`host:pid:…`): its
- * lease means nothing any more, even before it runs out. Another host's worker is never known gone.
+ * No /proc entry: no such process, unless /proc cannot show it (not Linux, `hidepid`). Signal 0
+ * tells: ESRCH is no process; one that exists but cannot be looked at is not known either way.
+ */
+function noProc(pid: number): Liveness {
+  try {
+    process.kill(pid, 0);
+    return 'unknown';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? 'gone' : 'unknown';
+  }
+}
+
+/**
+ * A zombie leader whose other threads still run is a live process (its main thread ended alone);
+ * a killed process's threads leave as it dies, so once none is left it is gone.
+ */
+function otherThreadRuns(pid: number): boolean {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return false;
+  }
+  return tasks.some((tid) => {
+    if (tid === String(pid)) return false;
+    const state = statFields(`${pid}/task/${tid}`)?.[0];
+    return state !== undefined && state !== 'Z' && state !== 'X';
+  });
+}
+
+/** Whether the process that owns a batch still runs here: its batch is waiting, not interrupted. */
+export function ownerAlive(owner: string | undefined): boolean {
+  return liveness(owner) === 'alive';
+}
+
+/**
+ * Whether a worker id names a process of this host that has ended: its lease means nothing any
+ * more, even before it runs out. Another host's worker is never known gone.
  */
 export function workerGone(worker: string | undefined): boolean {
-  if (!worker) return false;
-  const [host, pid, start] = worker.split(':');
-  if (host !== os.hostname() || !pid || !/^\d+$/.test(pid)) return false;
-  const now = startTime(Number(pid));
-  if (now === undefined) return true;
-  // A pid used again by another process: the worker that held it is gone.
-  return start !== undefined && /^\d+$/.test(start) && start !== now;
+  return liveness(worker) === 'gone';
+}
+
+/** A process id as a person reads it: `pid 123 on host h`, or the id itself when it is no process's. */
+export function describeProcess(id: string): string {
+  const p = parseProcessId(id);
+  if (!p) return `worker ${id}`;
+  if (p.host !== os.hostname()) return `pid ${p.pid} on host ${p.host}`;
+  const here = (p.boot === undefined || p.boot === BOOT_ID) && (p.ns === undefined || p.ns === PID_NAMESPACE);
+  return `pid ${p.pid} on ${here ? 'this machine' : `host ${p.host} (another boot or container)`}`;
 }

@@ -52,7 +52,7 @@ import {
 import { makeDirs } from './make-dirs.js';
 import { openSqlite } from './open-sqlite.js';
 import { ForeignStateError, prepareOwnDatabase } from './own-state-files.js';
-import { thisProcess } from './process-identity.js';
+import { thisProcess, workerGone } from './process-identity.js';
 import { migrate } from './schema.js';
 import { loadOrCreateSealKey, SEAL_KEY_FILE_DOC, sealKeyFile } from './seal-key.js';
 import { StagingFiles, writerGone } from './staging-files.js';
@@ -376,8 +376,16 @@ export class SqliteJournal implements Journal {
       claimOne: db.prepare(
         `UPDATE batches SET lease_owner = @worker, lease_expires = @until WHERE id = @id
            AND status IN ('open', 'awaiting_approval')
-           AND (lease_expires IS NULL OR lease_expires < @now OR lease_owner = @worker)`,
+           AND (lease_expires IS NULL OR lease_expires < @now OR lease_owner = @worker
+                OR lease_owner IN (SELECT value FROM json_each(@gone)))`,
       ),
+      // Workers holding a lease that has not run out, to find those known gone (issue #31 §3).
+      liveLeaseWorkers: db
+        .prepare(
+          `SELECT DISTINCT lease_owner FROM batches WHERE status IN ('open', 'awaiting_approval')
+           AND lease_expires >= ? AND lease_owner IS NOT NULL`,
+        )
+        .pluck(),
       pendingApprovals: db.prepare(PENDING_APPROVALS_SQL),
       answerApproval: db.prepare(
         `INSERT INTO approval_answers (batch_id, call_index, approved, scope, reason, preview, answered_by, answered_at, seal)
@@ -393,7 +401,9 @@ export class SqliteJournal implements Journal {
       pruneAnswers: db.prepare('DELETE FROM approval_answers WHERE batch_id NOT IN (SELECT id FROM batches)'),
       expiredLease: db.prepare(
         `SELECT id, session_id, created_at, seal FROM batches WHERE status IN ('open', 'awaiting_approval')
-           AND lease_expires IS NOT NULL AND lease_expires < ? ORDER BY created_at, rowid`,
+           AND lease_expires IS NOT NULL
+           AND (lease_expires < @now OR lease_owner IN (SELECT value FROM json_each(@gone)))
+           ORDER BY created_at, rowid`,
       ),
       batch: db.prepare('SELECT * FROM batches WHERE id = ?'),
       // substr, not LIKE: an id may hold '%' or '_' (ids come from callers).
@@ -1196,15 +1206,26 @@ export class SqliteJournal implements Journal {
     const until = now + lease.ttlMs;
     // Found and taken in one write transaction (the write lock held): two workers never both take it.
     const id = this.#write(() => {
+      // A lease of a process known to have ended here holds nothing, even before it runs out: a
+      // batch SIGKILLed a moment ago is taken over at once, not 30 s later (issue #31 §3).
+      const gone = JSON.stringify(
+        (this.#stmt.liveLeaseWorkers.all(now) as string[]).filter((w) => w !== lease.worker && workerGone(w)),
+      );
       if (batchId !== undefined) {
-        const taken = this.#stmt.claimOne.run({ worker: lease.worker, until, id: batchId, now }).changes;
+        const taken = this.#stmt.claimOne.run({
+          worker: lease.worker,
+          until,
+          id: batchId,
+          now,
+          gone,
+        }).changes;
         return taken > 0 ? batchId : undefined;
       }
       // A worker takes over on its own only batches this user's toolgate journaled here (sealed):
       // one planted in the journal (a committed .toolgate/journal.db) waits for a person to name it.
       const key = this.#keyToRead();
       let found: string | undefined;
-      for (const r of this.#stmt.expiredLease.iterate(now) as IterableIterator<BatchSealRow>) {
+      for (const r of this.#stmt.expiredLease.iterate({ now, gone }) as IterableIterator<BatchSealRow>) {
         if (!sealValid(key, 'batch', batchFields(r), r.seal)) continue;
         found = r.id;
         break;

@@ -8,7 +8,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readlinkSync,
   readSync,
   realpathSync,
   statSync,
@@ -16,26 +15,13 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
-import { workerGone } from './process-identity.js';
+import { PID_NAMESPACE, workerGone } from './process-identity.js';
 
 const SUFFIX = '.jsonl';
 /** An own file this big, all of it folded, is replaced by a new one (a file per process grows otherwise). */
 const ROTATE_AT = 1 << 20;
 /** Bytes read from a file at a time (a fold reads on to the end of each file; a longer line whole). */
 const READ_AT_MOST = 8 << 20;
-
-/**
- * This process's PID namespace (the inode of /proc/self/ns/pid), named in its files: a file whose
- * writer ran in this namespace, on this host, and is gone can be removed once folded; one from
- * another namespace (a container sharing the folder) never is, its writer may still be running.
- */
-const PID_NAMESPACE = (() => {
-  try {
-    return /^pid:\[(\d+)\]$/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
-  } catch {
-    return undefined;
-  }
-})();
 
 /** The PID namespace a staging file's name records (`owner+random.ns.jsonl`), if any. */
 function namespaceOf(name: string): string | undefined {

@@ -418,11 +418,14 @@ describe('a newcomer’s first hour (issue #12)', () => {
       { id: 'w', name: 'write_file', arguments: { path: 'x', content: 'y' } },
     ]);
     try {
-      expect(JSON.parse(runCli(['recover', '--json'], { cwd: ws.dir() }).stdout)).toEqual([]);
+      // Listed as running there, never hidden (issue #31 §3), and left alone.
+      expect(JSON.parse(runCli(['recover', '--json'], { cwd: ws.dir() }).stdout)).toMatchObject([
+        { id, state: 'running', holder: { pid: process.pid } },
+      ]);
       const discard = runCli(['recover', '--discard', id], { cwd: ws.dir() });
       expect(discard.status).toBe(2);
       expect(discard.stderr).toMatch(
-        /belongs to a toolgate that is still running \(pid \d+\): it is waiting, not interrupted/,
+        /the toolgate that is running it \(pid \d+ on this machine; it is waiting for a person or for its calls, not interrupted\)/,
       );
       expect(journal.batch(id)?.status).toBe('open');
     } finally {

@@ -103,8 +103,14 @@ describe('exec with the journal, recover, journal (issue #4)', () => {
           { id: 'x', name: 'write_file', status: 'running' },
           { id: 'y', name: 'read_file', status: 'planned' },
         ],
+        state: 'interrupted',
       },
-      { id: b, session: 's', calls: [{ id: 'z', name: 'read_file', status: 'planned' }] },
+      {
+        id: b,
+        session: 's',
+        calls: [{ id: 'z', name: 'read_file', status: 'planned' }],
+        state: 'interrupted',
+      },
     ]);
     const resumed = JSON.parse(runCli(['recover', '--resume', a], { cwd: ws.dir() }).stdout);
     expect(resumed.map((r: { error: { message: string } }) => r.error.message.split(' (')[0])).toEqual([

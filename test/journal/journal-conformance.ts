@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../src/core/tool-result.js';
 import type { Journal } from '../../src/journal/journal.js';
+import { thisProcess } from '../../src/journal/process-identity.js';
+import { endedProcessId } from '../helpers/ended-process.js';
 
 const ok = (id: string, name = 't'): ToolResult => ({
   id,
@@ -175,6 +177,32 @@ export function journalConformance(
       expect(journal.claimExpiredBatch({ worker: 'v', ttlMs: 1000 }, bare)).toBeUndefined(); // w holds it
       journal.finishBatch(bare, w);
       expect(journal.claimExpiredBatch(w, bare)).toBeUndefined(); // complete
+    });
+
+    it("issue #31 §3: a lease whose worker is known to have ended on this machine holds nothing: claimed at once, by id or by a worker looking, and settled; a live worker's and another host's hold until they run out", () => {
+      const { journal, reopen } = make();
+      const hour = 3_600_000;
+      const dead = { worker: endedProcessId(), ttlMs: hour };
+      const live = { worker: thisProcess(), ttlMs: hour }; // this test's own process
+      const far = { worker: 'build-box-7:4242:123:0b1c2d3e-0000-4000-8000-000000000000:1', ttlMs: hour };
+      const taker = { worker: 'taker', ttlMs: 60_000 };
+      const byDead = journal.beginBatch('S', calls(1), { lease: dead });
+      const byDeadToo = journal.beginBatch('S', calls(1), { lease: dead });
+      const settled = journal.beginBatch('S', calls(1), { lease: dead });
+      const byLive = journal.beginBatch('S', calls(1), { lease: live });
+      const byFar = journal.beginBatch('S', calls(1), { lease: far });
+      const other = reopen();
+      expect(other.claimExpiredBatch(taker, byLive)).toBeUndefined();
+      expect(other.claimExpiredBatch(taker, byFar)).toBeUndefined();
+      expect(() => other.resumeBatch(byLive)).toThrow(/held by worker/);
+      expect(() => other.discardBatch(byFar)).toThrow(/held by worker/);
+      expect(other.claimExpiredBatch(taker, byDead)?.lease?.worker).toBe('taker');
+      expect(other.claimExpiredBatch(taker)?.id).toBe(byDeadToo);
+      expect(other.claimExpiredBatch(taker, settled)?.id).toBe(settled);
+      expect(other.claimExpiredBatch({ worker: 'another', ttlMs: 1000 })).toBeUndefined(); // the rest is held
+      const lateSettle = journal.beginBatch('S', calls(1), { lease: dead });
+      expect(other.resumeBatch(lateSettle).map((r) => r.ok)).toEqual([false]);
+      expect(other.batch(lateSettle)?.status).toBe('resumed');
     });
 
     it('approvals from anywhere (issue #17 §3): a waiting call is listed with its preview; the first answer from any connection wins; answers are kept with who and which preview', async () => {
