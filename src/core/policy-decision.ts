@@ -1,4 +1,4 @@
-import type { RiskLevel } from './tier.js';
+import type { GovernanceMode, RiskLevel } from './tier.js';
 import type { ToolErrorType } from './tool-error.js';
 
 export type PolicyAction = 'allow' | 'ask' | 'deny';
@@ -17,4 +17,9 @@ export interface PolicyDecision {
   risk: RiskLevel;
   /** A rule's custom confirmation message. */
   message?: string;
+  /**
+   * For a denial because of the governance mode in force: that mode (the way out is leaving it), and
+   * whether the config sets it (then editing the config is a way out too).
+   */
+  mode?: { name: GovernanceMode; inConfig: boolean };
 }

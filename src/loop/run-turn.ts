@@ -324,8 +324,10 @@ async function turnWithin(options: TurnOptions, traceContext: Context): Promise<
         journalAssistant,
       );
       if (capped) {
+        // The way to raise the cap first (issue #31 §3): the flag, or the config key and its file.
+        const more = maxIterations * 2;
         return outcome('max_iterations', {
-          error: `stopped: the model kept calling tools after max_tool_iterations_per_user_turn (${maxIterations}) was reached`,
+          error: `to allow more than ${maxIterations} round${maxIterations === 1 ? '' : 's'} of tool calls in one turn, pass --max-iterations ${more} (toolgate run and chat; maxIterations for runTurn) or set max_tool_iterations_per_user_turn = ${more} under [tools] in ${gate.configWhere}. Stopped: the model kept calling tools after max_tool_iterations_per_user_turn (${maxIterations}) was reached`,
         });
       }
       capped = true;

@@ -34,6 +34,16 @@ export function hintForDenial(decision: PolicyDecision, tool: string, where: str
       : `remove "${tool}" from [tools.approval] denylist in ${where}`;
   }
   if (rule === 'tools.approval.enabled') return `set [tools.approval] enabled = true in ${where}`;
+  if (decision.mode) {
+    // The mode is the cause (issue #31 §3): how to leave it, the command first.
+    const { name, inConfig } = decision.mode;
+    const leave = `leave ${name} mode: the user runs \`toolgate mode set NORMAL --reason "…"\`${
+      inConfig
+        ? `, or sets [tools.governance] mode = "NORMAL" in ${where} (a mode set with \`toolgate mode set\` wins over the config's)`
+        : ''
+    }`;
+    return rule.startsWith('tools.') ? `${leave}; or change ${rule} in ${where}` : leave;
+  }
   if (rule === 'tools.approval.mode') return `add "${tool}" to [tools.approval] allowlist in ${where}`;
   if (rule.startsWith('tools.')) return `change ${rule} in ${where}`;
   return undefined;

@@ -218,7 +218,13 @@ export class PolicyEngine {
 
     const gov = this.#governanceOf(tool.name);
     const modeDenial = this.#modeDenial(tool);
-    if (modeDenial) return deny(modeDenial.reason, modeDenial.rule, 'Denied', modeDenial.file);
+    if (modeDenial) {
+      const inConfig = this.#config.governance.mode === mode;
+      return {
+        ...deny(modeDenial.reason, modeDenial.rule, 'Denied', modeDenial.file),
+        mode: { name: mode, inConfig },
+      };
+    }
 
     const limit = this.rateLimitOf(tool);
     if (limit !== undefined && input.recentCalls >= limit) {
