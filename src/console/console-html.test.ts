@@ -52,7 +52,7 @@ describe("issue #31 §3: the batch view says which file, and shows a call's exac
     expect(html).toContain('<code class="call-summary">edit_file (arguments are not valid JSON)</code>');
     const details = [
       ...html.matchAll(
-        /<details class="call-arguments"><summary>arguments<\/summary><pre>([^]*?)<\/pre><\/details>/g,
+        /<details class="call-arguments"><summary>arguments<\/summary><pre>([\s\S]*?)<\/pre><\/details>/g,
       ),
     ].map((m) => m[1]);
     expect(details).toEqual([
