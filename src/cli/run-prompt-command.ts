@@ -1,5 +1,5 @@
 import type { LoopEvent } from '../core/loop-event.js';
-import { ownerAlive } from '../journal/process-identity.js';
+import { holderOf } from '../journal/batch-holder.js';
 import { loadConversation } from '../loop/load-conversation.js';
 import { runTurn } from '../loop/run-turn.js';
 import { turnToJson } from '../loop/turn-json.js';
@@ -49,7 +49,8 @@ export async function runPrompt(
     const { turn } = providerTurn(options, setup.config);
     // FR-RES-05: a batch this session left unfinished (a crash) is settled by a person first.
     const unfinished =
-      journal?.incompleteBatches().filter((b) => b.session === gate.session && !ownerAlive(b.owner)) ?? [];
+      journal?.incompleteBatches().filter((b) => b.session === gate.session && holderOf(b).kind === 'free') ??
+      [];
     if (unfinished.length > 0) {
       io.stderr.write(
         unfinished

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import os from 'node:os';
 import { DEFAULT_LEASE_MS } from '../journal/keep-lease.js';
+import { workerId } from '../journal/process-identity.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
 import { createToolgate } from '../toolgate.js';
 import { approverFor } from './open-gate.js';
@@ -31,7 +31,7 @@ export async function runWorker(options: WorkerOptions, out: NodeJS.WritableStre
   const setup = resolveSetup(options);
   const journal = openJournalOrStop(journalPath(setup, options.journal));
   const lease = {
-    worker: `${os.hostname()}:${process.pid}:worker-${randomUUID().slice(0, 8)}`,
+    worker: workerId(randomUUID().slice(0, 8)),
     ttlMs: seconds * 1000,
   };
   const { approver, close } = approverFor(options.approve ?? 'none', journal);

@@ -54,6 +54,14 @@ export function thisProcess(): string {
   );
 }
 
+/**
+ * A worker's lease name: this process's full id, then a random tag, so recovery judges the worker
+ * alive or gone from this machine instead of waiting for its lease to run out.
+ */
+export function workerId(tag: string): string {
+  return `${thisProcess()}:worker-${tag}`;
+}
+
 export function parseProcessId(id: string | undefined): ProcessId | undefined {
   if (!id) return undefined;
   const [host, pid, start = '', boot, ns] = id.split(':');

@@ -3,8 +3,8 @@ import type { ApprovalDecision, Approver, ConfirmationRequest } from '../core/co
 import type { AssistantToolCall, ConversationMessage } from '../core/conversation.js';
 import type { LoopEvent } from '../core/loop-event.js';
 import type { ToolResult } from '../core/tool-result.js';
+import { holderOf } from '../journal/batch-holder.js';
 import type { BatchRecord } from '../journal/journal.js';
-import { ownerAlive } from '../journal/process-identity.js';
 import { runTurn, type TurnOptions } from '../loop/run-turn.js';
 import { oneLine } from '../output/one-line.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
@@ -143,7 +143,9 @@ export class ChatController {
     // session's is not this chat's to settle (it may even be open in another chat right now), so a
     // new chat starts at once and only says where to deal with them.
     // Batches of a toolgate still running elsewhere are waiting there, not interrupted.
-    const unfinished = (options.gate.journal?.incompleteBatches() ?? []).filter((b) => !ownerAlive(b.owner));
+    const unfinished = (options.gate.journal?.incompleteBatches() ?? []).filter(
+      (b) => holderOf(b).kind === 'free',
+    );
     const mine = unfinished.filter((b) => b.session === options.gate.session);
     const others = unfinished.length - mine.length;
     if (others > 0) this.#note(othersNotice(others, options.recoverCommand ?? 'toolgate recover'));

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { holderOf } from '../../src/journal/batch-holder.js';
-import { describeProcess, liveness, thisProcess } from '../../src/journal/process-identity.js';
+import { describeProcess, liveness, thisProcess, workerId } from '../../src/journal/process-identity.js';
 import { endedProcessId } from '../helpers/ended-process.js';
 import { waitFor } from '../helpers/process-group.js';
 
@@ -33,6 +33,11 @@ describe('issue #31 §3: who is alive, as recovery judges it (process-identity.t
     const mine = fields(process.pid)[19] as string;
     expect(liveness(idOf(process.pid, String(Number(mine) + 1)))).toBe('gone'); // reused pid
     expect(liveness(`${host}:${process.pid}:${mine}`)).toBe('alive'); // the older form, no boot id
+  });
+
+  it("a `toolgate worker`'s lease name is judged like its process: alive while it runs, gone once it ended", () => {
+    expect(liveness(workerId('abcd1234'))).toBe('alive');
+    expect(liveness(`${endedProcessId()}:worker-abcd1234`)).toBe('gone');
   });
 
   it('a process that ended but whose parent has not reaped it (a zombie) is gone: it can do nothing more', async () => {
