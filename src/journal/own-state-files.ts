@@ -5,6 +5,7 @@ import {
   lstatSync,
   openSync,
   readFileSync,
+  readSync,
   type Stats,
   statSync,
 } from 'node:fs';
@@ -116,6 +117,18 @@ export function checkStateFile(file: string, what: string, linkOk: boolean): voi
   if (st.uid !== uid) refuse(file, st.uid, what);
 }
 
+/** SQLite's own first bytes, or nothing yet (a file SQLite will make a database of). */
+function isSqliteOrEmpty(file: string): boolean {
+  const fd = openSync(file, constants.O_RDONLY);
+  try {
+    const head = Buffer.alloc(16);
+    const n = readSync(fd, head, 0, 16, 0);
+    return n === 0 || (n === 16 && head.toString('latin1') === 'SQLite format 3\0');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** SQLite's side files of a database: written by whoever opens it, read as part of it. */
 export const SQLITE_SIDE_FILES = ['-wal', '-shm', '-journal'] as const;
 
@@ -143,6 +156,12 @@ export function prepareOwnDatabase(file: string, what: string): void {
     );
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // An existing file that is not a database at all is someone's other file (`--journal
+    // /etc/passwd`, a mistyped name): left exactly as it is, never tightened or written.
+    if (!isSqliteOrEmpty(file))
+      throw new ForeignStateError(
+        `move ${file} aside or name another file for ${what}: it is damaged or not a toolgate database (not SQLite at all), and toolgate leaves it untouched`,
+      );
   }
   for (const f of [file, ...SQLITE_SIDE_FILES.map((s) => `${file}${s}`)]) {
     let mode: number;

@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -47,6 +47,21 @@ describe('SqliteJournal', () => {
     );
     expect(() => SqliteJournal.open(file)).toThrow(JournalError);
     expect(() => SqliteJournal.open(file)).toThrow(/damaged or not a toolgate database/);
+  });
+
+  it('a file that is not a database (`--journal /etc/passwd`) is refused untouched: its mode is never tightened, nothing written (hostile review of issue #31)', () => {
+    const dir = makeTempDir();
+    const file = path.join(dir, 'passwd');
+    const text = 'root:x:0:0:root:/root:/bin/bash\n';
+    writeFileSync(file, text);
+    chmodSync(file, 0o644);
+    symlinkSync(dir, path.join(dir, 'etc'));
+    for (const name of [file, path.join(dir, 'etc', 'passwd')]) {
+      expect(() => SqliteJournal.open(name)).toThrow(/not SQLite at all\), and toolgate leaves it untouched/);
+      expect(statSync(file).mode & 0o777).toBe(0o644);
+      expect(readFileSync(file, 'utf8')).toBe(text);
+      expect(existsSync(`${file}-wal`) || existsSync(`${file}-journal`)).toBe(false);
+    }
   });
 
   it('a read-only file gives a clear error and keeps what was committed', () => {
