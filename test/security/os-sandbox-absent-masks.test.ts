@@ -1,71 +1,63 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/run-cli.js';
 import { useWorkspace } from '../helpers/workspace.js';
 
 /**
- * Issue #31 §3: under sandbox = "os", `ls -la` in the workspace showed ~13 names that are not on
- * disk (.bashrc, .gitconfig, toolgate.toml, … as character devices: bubblewrap's masks over denied
- * names). Only names on disk are masked now, except the side files of a database that exists,
- * whose creation must stay impossible. Real bubblewrap, through the built CLI run from the root,
- * as a person runs it (the runtime adds its own masks in toolgate's working directory).
+ * Issue #31 §3 asked to hide or document the ~13 masked names `ls -la` shows under sandbox = "os"
+ * (.bashrc, .gitconfig, .mcp.json, .vscode, toolgate.toml, .toolgate, … as character devices that
+ * are not on disk). Hiding them was tried and a hostile review undid it: the masks over absent
+ * names are what stop a sandboxed command from planting files that programs outside the sandbox
+ * run from the project root (VS Code's tasks on folder open, an MCP host's .mcp.json, git's
+ * .gitmodules, toolgate's own config and journal with a trigger in it). So they stay, documented
+ * (docs/SECURITY.md, "The masked names under sandbox = os"), and this proves they hold: real
+ * bubblewrap, through the built CLI run from the root, as a person runs it.
  */
 
 const CONFIG = '[tools.approval]\ndenylist = []\n[tools.run_command]\nsandbox = "os"\n';
 
-function runCommand(root: string, config: string, command: string, journal: string[]) {
-  const run = runCli(['exec', '--root', '.', '--config', config, '--approve', 'all', ...journal], {
+function runCommand(root: string, config: string, command: string) {
+  const run = runCli(['exec', '--root', '.', '--config', config, '--approve', 'all', '--no-journal'], {
     cwd: root,
     input: JSON.stringify([{ id: 'c1', name: 'run_command', arguments: { command } }]),
   });
-  expect(run.stderr).toBe('');
+  if (run.stdout === '') throw new Error(run.stderr);
   const [result] = JSON.parse(run.stdout) as { ok: boolean; content: string }[];
   if (!result) throw new Error('no result');
   return result.content;
 }
 
-describe('issue #31 §3: the OS sandbox masks only names that are on disk (bubblewrap, for real)', () => {
+describe('issue #31 §3: absent names in the root stay masked under sandbox = "os" (bubblewrap, for real)', () => {
   const ws = useWorkspace();
 
-  function setUp() {
+  it('a command cannot plant .vscode/tasks.json, .mcp.json, .gitmodules, .bashrc, toolgate.toml or .toolgate/ in the root: nothing reaches the disk', () => {
     const root = path.join(ws.dir(), 'project');
     mkdirSync(root);
     writeFileSync(path.join(root, 'a.txt'), 'hi\n');
     const config = ws.file('config/toolgate.toml', CONFIG);
-    return { root, config };
-  }
-
-  it('ls -A in a fresh workspace shows exactly what is on disk', () => {
-    const { root, config } = setUp();
-    const content = runCommand(root, config, 'ls -A', ['--no-journal']);
-    expect(content.trim().split('\n')).toEqual(readdirSync(root).sort());
-    expect(content.trim()).toBe('a.txt');
-  });
-
-  it('names on disk stay masked: an existing .profile is unwritable, its content kept', () => {
-    const { root, config } = setUp();
-    writeFileSync(path.join(root, '.profile'), 'export KEPT=1\n');
-    const content = runCommand(root, config, 'ls -A; echo planted >> .profile; echo "rc=$?"', [
-      '--no-journal',
-    ]);
-    expect(content).toContain('.profile\na.txt\n');
-    expect(content).toContain('rc=1');
-    expect(content).toMatch(/\.profile: Read-only file system/);
-    expect(readFileSync(path.join(root, '.profile'), 'utf8')).toBe('export KEPT=1\n');
-  });
-
-  it("a database's absent side file stays masked, so it cannot be planted; absent others are not shown", () => {
-    const { root, config } = setUp();
-    mkdirSync(path.join(root, 'state'));
-    const content = runCommand(
-      root,
-      config,
-      // Named through the glob, so the command line names no state file itself.
-      'ls -A; for f in state/*.db; do touch "$f-journal"; echo "rc=$?"; done',
-      ['--journal', 'state/j.db'],
-    );
-    expect(content.split('\n').slice(0, 3)).toEqual(['a.txt', 'state', 'rc=1']);
-    expect(content).toMatch(/cannot touch 'state\/j\.db-journal': Permission denied/);
+    // Names built at run time, so the command line names none of them (the path check would).
+    const names = [
+      '.vscode/tasks.json',
+      '.mcp.json',
+      '.gitmodules',
+      '.bashrc',
+      'toolgate.toml',
+      '.toolgate/journal.db',
+    ];
+    const script = names
+      .map((n, i) => {
+        const [head, ...rest] = n.split('/');
+        const built = `"$(printf '%s' '${(head as string).slice(0, 2)}')${(head as string).slice(2)}"`;
+        const whole = rest.length ? `${built}/${rest.join('/')}` : built;
+        return `{ mkdir -p "$(dirname ${whole})" 2>/dev/null; printf x > ${whole}; } 2>/dev/null; echo "${i} rc=$?"`;
+      })
+      .join('; ');
+    const content = runCommand(root, config, script);
+    for (const [i, n] of names.entries()) {
+      expect(content, n).toMatch(new RegExp(`^${i} rc=[1-9]`, 'm'));
+      expect(existsSync(path.join(root, n)), n).toBe(false);
+    }
+    expect(existsSync(path.join(root, '.toolgate'))).toBe(false);
   });
 });

@@ -5,7 +5,6 @@ import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 import { importOptional } from '../../core/optional-package.js';
 import { ToolError } from '../../core/tool-error.js';
 import { ripgrepBinary } from '../ripgrep-binary.js';
-import { withoutAbsentRuntimeMasks } from './absent-masks.js';
 import { sandboxView } from './sandbox-view.js';
 
 /** Loaded only when a command runs with sandbox = "os": the runtime is large and most runs never need it. */
@@ -123,8 +122,7 @@ export class OsSandbox {
       const wrapped = await manager.wrapWithSandboxArgv(command, undefined, { filesystem }, undefined, cwd, {
         commandId,
       });
-      // The runtime masks its own list of names in toolgate's working directory, there or not.
-      return { ...wrapped, argv: withoutAbsentRuntimeMasks(wrapped.argv, process.cwd()).map(privateTmp) };
+      return { ...wrapped, argv: wrapped.argv.map(privateTmp) };
     } catch (error) {
       if (ToolError.isInstance(error)) throw error;
       throw new ToolError(

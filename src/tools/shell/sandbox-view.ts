@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { denyMatcher } from '../../sandbox/deny-matcher.js';
-import { needsOwnMask } from './absent-masks.js';
 import { helperEnv } from './helper-env.js';
 
 /**
@@ -113,12 +112,10 @@ export async function sandboxView(settings: ViewSettings): Promise<FilesystemVie
     ...homesInView(settings.passwdFile ?? path.join(sys, 'etc/passwd'), systemDirs, denied),
     ...absolute,
   ];
-  // Masked only where on disk (or where creating them would matter): a mask over a name that is
-  // not there shows in `ls` as a character device (issue #31 §3).
   const own = [
     ...settings.deniedFiles,
     ...settings.roots.flatMap((r) => [path.join(r, '.toolgate'), path.join(r, 'toolgate.toml')]),
-  ].filter(needsOwnMask);
+  ];
   return {
     // '/' is expanded by the runtime into every top-level directory the allowRead list does not
     // cover: each becomes an empty tmpfs. /proc and /dev are fresh ones; /sys stays read-only.
