@@ -201,6 +201,23 @@ function switchToWal(db: Database.Database, deadline: number): void {
 }
 
 /**
+ * toolgate's journal has no triggers and no views. One found there was put in by someone else (a
+ * journal committed to a repository, or planted by a command): a trigger could rewrite the calls
+ * and results later runs record, or turn a running call back to planned so recovery runs it
+ * again. Refused before anything is written (hostile review of issue #31).
+ */
+function refuseForeignObjects(db: Database.Database, file: string): void {
+  const foreign = db
+    .prepare("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') ORDER BY name")
+    .all() as { type: string; name: string }[];
+  if (foreign.length === 0) return;
+  const named = foreign.map((o) => `${o.type} ${JSON.stringify(o.name)}`).join(', ');
+  throw new JournalError(
+    `move ${file} aside (or use --journal FILE, or --no-journal): it holds ${named}, which toolgate never makes; someone else changed this journal, and its history cannot be trusted`,
+  );
+}
+
+/**
  * The SQLite journal: WAL with `synchronous = NORMAL` (a commit survives a process crash when it
  * returns), `sync()` for power-loss durability where it matters (group commit, see wal-sync.ts and
  * docs/DURABILITY.md), a busy timeout so several processes can share a file, and a versioned
@@ -290,6 +307,9 @@ export class SqliteJournal implements Journal {
     try {
       db = openSqlite(file);
       db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+      // The schema's own SQL never calls functions with side effects (hostile review of issue #31).
+      db.pragma('trusted_schema = OFF');
+      refuseForeignObjects(db, file);
       switchToWal(db, Date.now() + (options.busyTimeoutMs ?? 5000));
       // Commits reach the WAL file (a process crash loses nothing); fsyncs are asked for by sync().
       db.pragma('synchronous = NORMAL');

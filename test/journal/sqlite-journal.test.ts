@@ -49,6 +49,22 @@ describe('SqliteJournal', () => {
     expect(() => SqliteJournal.open(file)).toThrow(/damaged or not a toolgate database/);
   });
 
+  it('a journal holding a trigger or view toolgate never makes is refused before anything is written (hostile review of issue #31: a planted trigger rewrote later audit rows)', () => {
+    const file = path.join(makeTempDir(), 'j.db');
+    SqliteJournal.open(file).close();
+    const db = new Database(file);
+    db.exec(
+      "CREATE TRIGGER hide AFTER INSERT ON calls BEGIN UPDATE calls SET arguments = '{}' WHERE batch_id = NEW.batch_id; END",
+    );
+    const before = (db.prepare('SELECT count(*) AS n FROM batches').get() as { n: number }).n;
+    db.close();
+    expect(() => SqliteJournal.open(file)).toThrow(JournalError);
+    expect(() => SqliteJournal.open(file)).toThrow(/holds trigger "hide", which toolgate never makes/);
+    const after = new Database(file, { readonly: true });
+    expect((after.prepare('SELECT count(*) AS n FROM batches').get() as { n: number }).n).toBe(before);
+    after.close();
+  });
+
   it('a file that is not a database (`--journal /etc/passwd`) is refused untouched: its mode is never tightened, nothing written (hostile review of issue #31)', () => {
     const dir = makeTempDir();
     const file = path.join(dir, 'passwd');
