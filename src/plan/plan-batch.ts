@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { lookAlikeHostNotes } from '../approval/look-alike-hosts.js';
 import type { CommandFacts } from '../core/command-facts.js';
 import type { ConfirmationRequest } from '../core/confirmation.js';
@@ -251,7 +252,7 @@ export function planBatch(calls: readonly ToolCall[], deps: PlanDeps): PlannedCa
         type === 'SandboxViolation'
           ? decision.reason
           : // The fix first (issue #31 §1: hosts shorten results), then why.
-            `denied by policy. ${hint ? `To allow it: ${hint}. ` : ''}Why: ${decision.reason} (${decision.rule} in ${decision.file})`,
+            `denied by policy. ${hint ? `To allow it: ${hint}. ` : ''}Why: ${decision.reason} (${decision.rule} in ${fileName(decision.file)})`,
       );
       const denial = denialOf(decision, locations, paths, sandboxError);
       denial.reason = redactSecrets(denial.reason);
@@ -302,7 +303,7 @@ function denialOf(
   paths: readonly ResolvedPath[],
   sandboxError: ToolError | undefined,
 ): Denial {
-  const base = { reason: decision.reason, rule: decision.rule, file: decision.file };
+  const base = { reason: decision.reason, rule: decision.rule, file: fileName(decision.file) };
   if (decision.errorType === 'SandboxViolation') {
     const meta = sandboxError?.metadata ?? {};
     const attempted = typeof meta.attempted === 'string' ? meta.attempted : locations[paths.length]?.path;
@@ -322,4 +323,12 @@ function denialOf(
   return first
     ? { ...base, kind: 'policy', attempted: first.input, resolved: first.relative }
     : { ...base, kind: 'policy' };
+}
+
+/**
+ * The config file a decision came from, as the model is told it: its name, never the absolute path
+ * of the user's machine (issue #31 §1); the hint beside it says where it is relative to the root.
+ */
+function fileName(file: string): string {
+  return path.isAbsolute(file) ? path.basename(file) : file;
 }

@@ -116,6 +116,18 @@ describe('a newcomer’s first hour (issue #12)', () => {
     );
   });
 
+  it('issue #31 §1: a policy denial names the config file without the absolute path of this machine, in the text and in metadata.denial', () => {
+    ws.file('toolgate.toml', '[tools.approval]\ndenylist = ["write_file"]\n');
+    trustProject(ws.dir());
+    const [result] = JSON.parse(
+      exec([{ id: '1', name: 'write_file', arguments: { path: 'a.txt', content: 'x' } }]).stdout,
+    );
+    expect(result.error.type).toBe('Denied');
+    expect(result.content).toMatch(/\(tools\.approval\.denylist in toolgate\.toml\)$/);
+    expect(JSON.stringify(result)).not.toContain(ws.dir());
+    expect(result.metadata.denial.file).toBe('toolgate.toml');
+  });
+
   it('a run_command denial names the command rule that asked and where to allow it', () => {
     ws.file('toolgate.toml', '[tools.approval]\ndenylist = []\n');
     trustProject(ws.dir()); // a project's own config applies in full once trusted (issue #29 §6)
