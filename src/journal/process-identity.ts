@@ -86,6 +86,15 @@ export function liveness(id: string | undefined): Liveness {
   // Same host name, other kernel or namespace: a container, another machine, or before a reboot.
   if (p.boot !== undefined && p.boot !== BOOT_ID) return 'unknown';
   if (p.ns !== undefined && p.ns !== PID_NAMESPACE) return 'unknown';
+  const judged = judgeHere(p);
+  // An id without its boot and PID namespace (written before they were recorded, a library's own
+  // lease name, or where /proc cannot tell them) may be another container's of the same host name:
+  // it is never judged gone from here, only by its lease running out (hostile review of #31, F6).
+  if (judged === 'gone' && (p.boot === undefined || p.ns === undefined)) return 'unknown';
+  return judged;
+}
+
+function judgeHere(p: ProcessId): Liveness {
   const fields = statFields(p.pid);
   if (fields === undefined) return noProc(p.pid);
   const [state] = fields;

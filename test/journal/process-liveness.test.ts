@@ -40,6 +40,13 @@ describe('issue #31 §3: who is alive, as recovery judges it (process-identity.t
     expect(liveness(`${endedProcessId()}:worker-abcd1234`)).toBe('gone');
   });
 
+  it('an id without boot and PID namespace (an old journal, a library lease name, the old worker form) is never judged gone: its lease decides (hostile review F6)', () => {
+    const [h, pid, start] = endedProcessId().split(':') as [string, string, string];
+    expect(liveness(`${h}:${pid}:${start}`)).toBe('unknown');
+    expect(liveness(`${h}:${pid}:worker-1a2b3c4d`)).toBe('unknown');
+    expect(liveness(`${h}:${process.pid}:${fields(process.pid)[19]}`)).toBe('alive');
+  });
+
   it('a process that ended but whose parent has not reaped it (a zombie) is gone: it can do nothing more', async () => {
     // The child ends when told (a byte on fd 3), after its parent has become `sleep`, which never
     // waits for it; a shell still running could reap it first.
@@ -55,7 +62,9 @@ describe('issue #31 §3: who is alive, as recovery judges it (process-identity.t
     expect(await waitFor(() => fields(pid)[0] === 'Z', 30_000)).toBe(true);
     const start = fields(pid)[19] as string;
     expect(liveness(idOf(pid, start))).toBe('gone');
-    expect(liveness(`${host}:${pid}:${start}`)).toBe('gone');
+    // Without boot and PID namespace it may be another container's of the same host name: only
+    // its lease tells (hostile review F6).
+    expect(liveness(`${host}:${pid}:${start}`)).toBe('unknown');
     expect(fields(pid)[0]).toBe('Z'); // still there, unreaped, while judged
   });
 
