@@ -3,6 +3,7 @@ import type { WaitingCall } from '../approval/remote-approver.js';
 import type { Journal } from '../journal/journal.js';
 import { STATE_DIR } from '../journal/own-state-files.js';
 import { sanitizeForTerminal } from '../output/sanitize-terminal.js';
+import { showExact } from '../output/show-exact.js';
 import { shellWord } from './shell-word.js';
 
 /**
@@ -45,7 +46,10 @@ export function remoteWaitNotice(
 function journalFlag(journal: Journal, cwd: string): string {
   if (journal.file !== undefined) {
     const file = path.resolve(cwd, journal.file);
-    return file === path.join(cwd, STATE_DIR, 'journal.db') ? '' : ` --journal ${shellWord(file)}`;
+    if (file === path.join(cwd, STATE_DIR, 'journal.db')) return '';
+    // A path with control or invisible characters is not printed for pasting: it could drive the
+    // terminal (hostile review of issue #31, F7); the person names the journal themselves.
+    return showExact(file, { oneLine: true }) === file ? ` --journal ${shellWord(file)}` : ' --journal FILE';
   }
   // A server's URL is shown without its password and query values: then the person fills it in.
   return journal.location.includes('***') ? ' --journal URL' : ` --journal ${shellWord(journal.location)}`;

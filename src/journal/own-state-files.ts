@@ -110,10 +110,12 @@ export function checkStateFile(file: string, what: string, linkOk: boolean): voi
       );
     st = statSync(file);
   }
-  if (!st.isFile())
+  if (st.isDirectory())
     throw new ForeignStateError(
-      `remove ${file} or give toolgate another place: it should be a plain file (${what})`,
+      `name a file, not the folder ${file}, for ${what} (e.g. ${path.join(file, 'journal.db')})`,
     );
+  if (!st.isFile())
+    throw new ForeignStateError(`give toolgate another place for ${what}: ${file} is not a plain file`);
   if (st.uid !== uid) refuse(file, st.uid, what);
 }
 

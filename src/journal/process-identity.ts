@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import os from 'node:os';
+import { showExact } from '../output/show-exact.js';
 
 /**
  * Who journals a batch or holds its lease: `host:pid:start:boot:pidns` (older journals hold
@@ -151,8 +152,10 @@ export function workerGone(worker: string | undefined): boolean {
 /** A process id as a person reads it: `pid 123 on host h`, or the id itself when it is no process's. */
 export function describeProcess(id: string): string {
   const p = parseProcessId(id);
-  if (!p) return `worker ${id}`;
-  if (p.host !== os.hostname()) return `pid ${p.pid} on host ${p.host}`;
+  // Ids come from the journal, which another writer may share: one visible line, never a second.
+  if (!p) return `worker ${showExact(id, { oneLine: true })}`;
+  const host = showExact(p.host, { oneLine: true });
+  if (p.host !== os.hostname()) return `pid ${p.pid} on host ${host}`;
   const here = (p.boot === undefined || p.boot === BOOT_ID) && (p.ns === undefined || p.ns === PID_NAMESPACE);
-  return `pid ${p.pid} on ${here ? 'this machine' : `host ${p.host} (another boot or container)`}`;
+  return `pid ${p.pid} on ${here ? 'this machine' : `host ${host} (another boot or container)`}`;
 }

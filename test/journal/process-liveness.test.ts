@@ -40,6 +40,12 @@ describe('issue #31 §3: who is alive, as recovery judges it (process-identity.t
     expect(liveness(`${endedProcessId()}:worker-abcd1234`)).toBe('gone');
   });
 
+  it('a worker id from the journal is described on one visible line: a host name cannot forge lines of recover (hostile review F7)', () => {
+    const text = describeProcess('evil\nbatch 0000 FORGED\u001b[31m:4242:1');
+    expect(text).not.toMatch(/[\n\u001b]/);
+    expect(text).toContain('pid 4242 on host evil');
+  });
+
   it('an id without boot and PID namespace (an old journal, a library lease name, the old worker form) is never judged gone: its lease decides (hostile review F6)', () => {
     const [h, pid, start] = endedProcessId().split(':') as [string, string, string];
     expect(liveness(`${h}:${pid}:${start}`)).toBe('unknown');

@@ -65,6 +65,14 @@ describe('SqliteJournal', () => {
     after.close();
   });
 
+  it('a folder named as the journal: the message says to name a file in it, not to remove it (hostile review F7)', () => {
+    const dir = makeTempDir();
+    expect(() => SqliteJournal.open(dir)).toThrow(
+      `name a file, not the folder ${dir}, for the journal (e.g. ${path.join(dir, 'journal.db')})`,
+    );
+    expect(existsSync(dir)).toBe(true);
+  });
+
   it('a file that is not a database (`--journal /etc/passwd`) is refused untouched: its mode is never tightened, nothing written (hostile review of issue #31)', () => {
     const dir = makeTempDir();
     const file = path.join(dir, 'passwd');
