@@ -5,7 +5,6 @@ import {
   lstatSync,
   openSync,
   readFileSync,
-  readSync,
   type Stats,
   statSync,
 } from 'node:fs';
@@ -119,18 +118,6 @@ export function checkStateFile(file: string, what: string, linkOk: boolean): voi
   if (st.uid !== uid) refuse(file, st.uid, what);
 }
 
-/** SQLite's own first bytes, or nothing yet (a file SQLite will make a database of). */
-function isSqliteOrEmpty(file: string): boolean {
-  const fd = openSync(file, constants.O_RDONLY);
-  try {
-    const head = Buffer.alloc(16);
-    const n = readSync(fd, head, 0, 16, 0);
-    return n === 0 || (n === 16 && head.toString('latin1') === 'SQLite format 3\0');
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** SQLite's side files of a database: written by whoever opens it, read as part of it. */
 export const SQLITE_SIDE_FILES = ['-wal', '-shm', '-journal'] as const;
 
@@ -158,13 +145,19 @@ export function prepareOwnDatabase(file: string, what: string): void {
     );
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    // An existing file that is not a database at all is someone's other file (`--journal
-    // /etc/passwd`, a mistyped name): left exactly as it is, never tightened or written.
-    if (!isSqliteOrEmpty(file))
-      throw new ForeignStateError(
-        `move ${file} aside or name another file for ${what}: it is damaged or not a toolgate database (not SQLite at all), and toolgate leaves it untouched`,
-      );
   }
+  // Made here or checked above, the file is ours; looked at once more (a race with its folder's owner).
+  checkStateFile(file, what, true);
+}
+
+/**
+ * After SQLite opened `file` and found toolgate's schema in it: the file and its side files are
+ * made readable by this user only. Not before: an existing file that is not toolgate's database
+ * (`--journal /etc/passwd`, a mistyped name) is left exactly as it was (hostile review of issue
+ * #31: its mode was tightened before SQLite found it was no database). Never by reading the file:
+ * closing any descriptor of it would drop the SQLite locks this process holds on it.
+ */
+export function tightenOwnDatabase(file: string): void {
   for (const f of [file, ...SQLITE_SIDE_FILES.map((s) => `${file}${s}`)]) {
     let mode: number;
     try {
@@ -174,6 +167,4 @@ export function prepareOwnDatabase(file: string, what: string): void {
     }
     if ((mode & 0o077) !== 0) chmodSync(f, mode & 0o700);
   }
-  // Made here or checked above, the file is ours; looked at once more (a race with its folder's owner).
-  checkStateFile(file, what, true);
 }

@@ -81,7 +81,7 @@ export function parseProcessId(id: string | undefined): ProcessId | undefined {
  */
 export type Liveness = 'alive' | 'gone' | 'unknown';
 
-export function liveness(id: string | undefined): Liveness {
+export function liveness(id: string | undefined, namespaceChecked = false): Liveness {
   const p = parseProcessId(id);
   if (!p || p.host !== os.hostname()) return 'unknown';
   // Same host name, other kernel or namespace: a container, another machine, or before a reboot.
@@ -91,7 +91,9 @@ export function liveness(id: string | undefined): Liveness {
   // An id without its boot and PID namespace (written before they were recorded, a library's own
   // lease name, or where /proc cannot tell them) may be another container's of the same host name:
   // it is never judged gone from here, only by its lease running out (hostile review of #31, F6).
-  if (judged === 'gone' && (p.boot === undefined || p.ns === undefined)) return 'unknown';
+  // `namespaceChecked`: the caller knows it from elsewhere (a staging file's name records it).
+  if (judged === 'gone' && !namespaceChecked && (p.boot === undefined || p.ns === undefined))
+    return 'unknown';
   return judged;
 }
 
@@ -145,8 +147,8 @@ export function ownerAlive(owner: string | undefined): boolean {
  * Whether a worker id names a process of this host that has ended: its lease means nothing any
  * more, even before it runs out. Another host's worker is never known gone.
  */
-export function workerGone(worker: string | undefined): boolean {
-  return liveness(worker) === 'gone';
+export function workerGone(worker: string | undefined, namespaceChecked = false): boolean {
+  return liveness(worker, namespaceChecked) === 'gone';
 }
 
 /** A process id as a person reads it: `pid 123 on host h`, or the id itself when it is no process's. */

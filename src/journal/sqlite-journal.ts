@@ -51,7 +51,7 @@ import {
 } from './journal-records.js';
 import { makeDirs } from './make-dirs.js';
 import { openSqlite } from './open-sqlite.js';
-import { ForeignStateError, prepareOwnDatabase } from './own-state-files.js';
+import { ForeignStateError, prepareOwnDatabase, tightenOwnDatabase } from './own-state-files.js';
 import { thisProcess, workerGone } from './process-identity.js';
 import { migrate } from './schema.js';
 import { loadOrCreateSealKey, SEAL_KEY_FILE_DOC, sealKeyFile } from './seal-key.js';
@@ -319,6 +319,8 @@ export class SqliteJournal implements Journal {
       migrate(db);
       // Touch the file's header and schema now, so a damaged file fails here, before any batch.
       db.prepare('SELECT count(*) FROM batches').get();
+      // toolgate's journal, as SQLite just read it: now closed to other users.
+      if (file !== ':memory:') tightenOwnDatabase(file);
       const given = options.sealKey;
       const journal = new SqliteJournal(
         file,

@@ -31,7 +31,7 @@ function namespaceOf(name: string): string | undefined {
 
 /** Whether a file's writer is known to be gone: same host and PID namespace as this process, and no longer running. */
 export function writerGone(file: StagingFile): boolean {
-  return file.ns !== undefined && file.ns === PID_NAMESPACE && workerGone(file.owner);
+  return file.ns !== undefined && file.ns === PID_NAMESPACE && workerGone(file.owner, true);
 }
 
 /** A staging file of another journal user, as listed. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { makeDirs } from '../../journal/make-dirs.js';
 import { openSqlite } from '../../journal/open-sqlite.js';
-import { ForeignStateError, prepareOwnDatabase } from '../../journal/own-state-files.js';
+import { ForeignStateError, prepareOwnDatabase, tightenOwnDatabase } from '../../journal/own-state-files.js';
 
 export interface MemoryEntry {
   key: string;
@@ -185,7 +185,9 @@ export class SqliteMemoryStore {
         throw error;
       }
     }
-    return new SqliteMemoryStore(openConverted(file));
+    const store = new SqliteMemoryStore(openConverted(file));
+    if (file !== ':memory:') tightenOwnDatabase(file);
+    return store;
   }
 
   get(namespace: string, key: string): MemoryEntry | undefined {
