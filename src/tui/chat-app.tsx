@@ -186,9 +186,27 @@ export function ChatApp({ controller, title }: { controller: ChatController; tit
     line.current = next;
     setInputState(next);
   };
-  const [picking, setPicking] = useState(false);
-  const [cursor, setCursor] = useState(0);
-  const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
+  // Kept in refs as well as state: a key pressed between a render and ink re-subscribing the input
+  // handler reached the previous render's handler (a space right after `p` was lost on a loaded
+  // machine). The handler reads these refs and the controller's state, never the render's copies.
+  const [picking, setPickingState] = useState(false);
+  const [cursor, setCursorState] = useState(0);
+  const [chosen, setChosenState] = useState<ReadonlySet<string>>(new Set());
+  const pickingRef = useRef(false);
+  const cursorRef = useRef(0);
+  const chosenRef = useRef<ReadonlySet<string>>(new Set());
+  const setPicking = (next: boolean) => {
+    pickingRef.current = next;
+    setPickingState(next);
+  };
+  const setCursor = (next: (c: number) => number) => {
+    cursorRef.current = next(cursorRef.current);
+    setCursorState(cursorRef.current);
+  };
+  const setChosen = (next: (s: ReadonlySet<string>) => ReadonlySet<string>) => {
+    chosenRef.current = next(chosenRef.current);
+    setChosenState(chosenRef.current);
+  };
   const [scroll, setScroll] = useState(0);
   const columns = useColumns();
   const mode = chatMode(state, picking);
@@ -200,9 +218,12 @@ export function ChatApp({ controller, title }: { controller: ChatController; tit
   }, [state.exit, app]);
   useEffect(() => {
     if (!state.approval) {
-      setPicking(false);
-      setCursor(0);
-      setChosen(new Set());
+      pickingRef.current = false;
+      cursorRef.current = 0;
+      chosenRef.current = new Set();
+      setPickingState(false);
+      setCursorState(0);
+      setChosenState(chosenRef.current);
     }
   }, [state.approval]);
   // New output follows the tail unless the person scrolled up.
@@ -212,8 +233,11 @@ export function ChatApp({ controller, title }: { controller: ChatController; tit
   // Each mode's keys, exactly as the status line describes them (status-line.ts).
   useInput((text, key) => {
     const ctrlC = key.ctrl && text === 'c';
-    const approval = state.approval;
-    switch (mode) {
+    const now = controller.state;
+    const approval = now.approval;
+    const cursor = cursorRef.current;
+    const chosen = chosenRef.current;
+    switch (chatMode(now, pickingRef.current)) {
       case 'recovery':
         if (text === 'r') controller.answerRecovery('resume');
         else if (text === 'd') controller.answerRecovery('discard');

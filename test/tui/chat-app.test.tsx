@@ -40,7 +40,8 @@ async function until(
   ok: (f: string) => boolean,
   what: string,
 ): Promise<string> {
-  for (let i = 0; i < 250; i++) {
+  // A generous deadline (30 s): a loaded 2-core machine renders late, never wrongly.
+  for (let i = 0; i < 1000; i++) {
     const f = frame() ?? '';
     if (ok(f)) return f;
     await tick();
