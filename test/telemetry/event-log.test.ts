@@ -4,24 +4,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
 import { approveAll } from '../../src/core/confirmation.js';
-import type { EventLogger } from '../../src/telemetry/event-log.js';
 import { createToolgate } from '../../src/toolgate.js';
 import { REPO } from '../cli/run-cli.js';
+import { recorder } from '../helpers/event-recorder.js';
 import { runCliAsync } from '../helpers/run-cli-async.js';
 import { makeTempDir, useWorkspace } from '../helpers/workspace.js';
 
 const ws = useWorkspace();
 const SECRET = 'ghp_LOGSECRET0123456789abcdefghijklmnopq';
-
-/** A logger that keeps what it is given, as pino would serialize it. */
-function recorder() {
-  const lines: Record<string, unknown>[] = [];
-  const logger: EventLogger = {
-    info: (fields) => lines.push({ level: 'info', ...fields }),
-    warn: (fields) => lines.push({ level: 'warn', ...fields }),
-  };
-  return { lines, logger };
-}
 
 describe('structured logs (issue #16 §3)', () => {
   it('each call is started and completed or failed, a call that never ran is blocked, approvals are requested and decided; ids and rules only, never a secret or content', async () => {

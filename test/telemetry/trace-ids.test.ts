@@ -5,9 +5,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { trace } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
-import type { EventLogger } from '../../src/telemetry/event-log.js';
 import { createToolgate } from '../../src/toolgate.js';
 import { REPO } from '../cli/run-cli.js';
+import { recorder } from '../helpers/event-recorder.js';
 import { chatStream, textAnswer } from '../helpers/provider-streams.js';
 import { startReplayServer } from '../helpers/replay-server.js';
 import { replayModelArgs, runCliAsync } from '../helpers/run-cli-async.js';
@@ -23,15 +23,6 @@ const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = `00-${TRACE}-00f067aa0ba902b7-01`;
 const TRACE_ID = /^(?!0+$)[0-9a-f]{32}$/;
 const SPAN_ID = /^(?!0+$)[0-9a-f]{16}$/;
-
-function recorder() {
-  const lines: Record<string, unknown>[] = [];
-  const logger: EventLogger = {
-    info: (fields) => lines.push({ level: 'info', ...fields }),
-    warn: (fields) => lines.push({ level: 'warn', ...fields }),
-  };
-  return { lines, logger };
-}
 
 const CALLS = [
   { id: 'a', name: 'read_file', arguments: { path: 'notes.txt' } },
