@@ -7,13 +7,31 @@ import { makeTempDir } from '../../../test/helpers/workspace.js';
 import { GitignoreFilter } from './gitignore-filter.js';
 
 const DIRS = ['', 'a', 'b', 'a/c', 'a/c/d', 'b/tmp'];
-const PATTERNS = ['*.log', '!keep.log', 'c/', '/b', 'd', 'tmp/', '**/tmp', 'x*', 'a/c', '*.md', '# note', ''];
+const PATTERNS = [
+  '*.log',
+  '!keep.log',
+  '!*.log',
+  'c/',
+  '/b',
+  'd',
+  'tmp/',
+  '**/tmp',
+  'x*',
+  '!x1',
+  'a/c',
+  'c/*',
+  '*.md',
+  '!r.md',
+  '# note',
+  '',
+];
 
 /**
  * The rule written out directly: a path is ignored when a directory on its way below the search
  * base is matched (as a directory) by a .gitignore above it, or when the path itself is matched by
- * a .gitignore of any ancestor; nested files speak relative to their own folder, and lines that
- * exclude the named base or its ancestors are set aside.
+ * the deepest .gitignore that has a say about it (a `!` line there re-includes it); nested files
+ * speak relative to their own folder, and lines that exclude the named base or its ancestors are
+ * set aside.
  */
 function reference(base: string, texts: Map<string, string>, relative: string, isDir: boolean) {
   const baseParts = base.split('/').filter(Boolean);
@@ -32,10 +50,13 @@ function reference(base: string, texts: Map<string, string>, relative: string, i
   };
   const parts = relative.split('/');
   const matchedBelow = (upTo: number, asDir: boolean) => {
-    for (let i = 0; i < upTo; i++) {
+    // The deepest .gitignore with a say decides: excluded, or re-included by a `!` line.
+    for (let i = upTo - 1; i >= 0; i--) {
       const rules = matcher(parts.slice(0, i).join('/'));
       const rest = parts.slice(i, upTo).join('/');
-      if (rules?.ignores(asDir ? `${rest}/` : rest)) return true;
+      const verdict = rules?.test(asDir ? `${rest}/` : rest);
+      if (verdict?.ignored) return true;
+      if (verdict?.unignored) return false;
     }
     return false;
   };
@@ -77,6 +98,19 @@ describe('GitignoreFilter (Property 24, the filter alone; through the tools agai
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('a deeper .gitignore re-includes what a shallower one excluded (root `docs/*`, docs/.gitignore `!x1`), as git does', () => {
+    const root = makeTempDir();
+    mkdirSync(path.join(root, 'docs'), { recursive: true });
+    writeFileSync(path.join(root, '.gitignore'), 'docs/*\n');
+    writeFileSync(path.join(root, 'docs', '.gitignore'), '!x1\n');
+    const filter = new GitignoreFilter(root);
+    expect(filter.ignores('docs/x1')).toBe(false);
+    expect(filter.ignores('docs/x2')).toBe(true);
+    // An excluded directory is not searched at all: a `!` inside it cannot bring a file back.
+    writeFileSync(path.join(root, '.gitignore'), 'docs/\n');
+    expect(new GitignoreFilter(root).ignores('docs/x1')).toBe(true);
   });
 
   it('untidy spellings of a path (leading, trailing, doubled slashes) get the same answer', () => {

@@ -87,11 +87,19 @@ export class GitignoreFilter {
     return chain;
   }
 
-  /** Whether `path` (under the root, in directory `dir`) is matched by a .gitignore of an ancestor. */
+  /**
+   * Whether `path` (under the root, in directory `dir`) is excluded by the .gitignore files of its
+   * ancestors, as git decides: the deepest file that has a say wins (an `!x1` in docs/.gitignore
+   * re-includes what the root's `docs/*` excluded), and within one file the last matching line.
+   */
   #matched(dir: string, path: string, isDirectory: boolean): boolean {
-    for (const { rules, from } of this.#chainFor(dir)) {
+    const chain = this.#chainFor(dir);
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const { rules, from } = chain[i] as RuleSet;
       const rest = path.slice(from);
-      if (rules.ignores(isDirectory ? `${rest}/` : rest)) return true;
+      const verdict = rules.test(isDirectory ? `${rest}/` : rest);
+      if (verdict.ignored) return true;
+      if (verdict.unignored) return false;
     }
     return false;
   }
