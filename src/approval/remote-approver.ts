@@ -1,6 +1,6 @@
 import type { ApprovalDecision, Approver, ConfirmationRequest } from '../core/confirmation.js';
 import { previewHash } from '../core/preview-hash.js';
-import type { ApprovalAnswer, Journal } from '../journal/journal.js';
+import type { ApprovalAnswer, ApprovalQueue, BatchHistory } from '../journal/journal.js';
 
 /** The first look again after 10 ms, then less often, never more than 80 ms apart (on SQLite). */
 const FIRST_WAIT_MS = 10;
@@ -23,7 +23,7 @@ export interface WaitingCall {
  * says how to answer rather than waiting silently).
  */
 export function remoteApprover(
-  journal: Journal,
+  journal: ApprovalQueue & BatchHistory,
   onWaiting?: (calls: readonly WaitingCall[]) => void,
 ): Approver {
   return async (requests, signal, context): Promise<ApprovalDecision> => {

@@ -1,11 +1,15 @@
-import type { Journal } from '../journal/journal.js';
+import type { BatchHistory, BatchLog } from '../journal/journal.js';
 import { UsageError } from './usage-error.js';
 
 /**
  * A batch id as a person types it: the whole id, or its start (ids are shown shortened, like git's
  * commits). An unknown or ambiguous id is a usage error that says what to do.
  */
-export function findBatchId(journal: Journal, typed: string, seeAlso: string): string {
+export function findBatchId(
+  journal: BatchHistory & Pick<BatchLog, 'location'>,
+  typed: string,
+  seeAlso: string,
+): string {
   if (journal.batch(typed)) return typed;
   const matches = journal.batchIdsStartingWith(typed, 6);
   if (matches.length === 1) return matches[0] as string;

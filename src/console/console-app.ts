@@ -5,7 +5,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { previewHash } from '../core/preview-hash.js';
 import type { GovernanceMode } from '../core/tier.js';
-import type { Journal, ModeRecord } from '../journal/journal.js';
+import type { ApprovalQueue, BatchHistory, ModeRecord } from '../journal/journal.js';
 import {
   approvalCard,
   approvalsShell,
@@ -27,7 +27,7 @@ import {
 } from './console-sessions.js';
 
 export interface ConsoleSettings {
-  journal: Journal;
+  journal: ApprovalQueue & BatchHistory;
   /** The mode in force, as every process on the journal sees it. */
   mode: () => { mode: GovernanceMode; record?: ModeRecord };
   /** Refuses a request a web page could have sent (Host and Origin; see http-guard.ts), or undefined. */

@@ -3,7 +3,7 @@ import { isRepeatable } from '../core/tier.js';
 import type { ToolResult } from '../core/tool-result.js';
 import type { BatchObserver } from '../run/execute-batch.js';
 import type { PendingSyncs } from '../sandbox/pending-syncs.js';
-import type { Journal, Lease } from './journal.js';
+import type { BatchLog, Lease } from './journal.js';
 
 const DENIALS = new Set(['Denied', 'SandboxViolation', 'LimitExceeded']);
 
@@ -37,7 +37,7 @@ export function recordableAfter(planned: readonly PlannedCall[]): boolean {
  * again is harmless (docs/DURABILITY.md).
  */
 export function journalObserver(
-  journal: Journal,
+  journal: BatchLog,
   batchId: string,
   next?: BatchObserver,
   lease?: Lease,

@@ -1,5 +1,5 @@
 import type { ReadCache, ReadRecord } from '../tools/fs/read-cache.js';
-import type { Journal } from './journal.js';
+import type { ReadRecords } from './journal.js';
 
 /**
  * The read-before-write cache of one session, kept in the journal so it survives restarts. It has no
@@ -15,7 +15,7 @@ export class JournalReadCache implements ReadCache {
   readonly #known = new Map<string, ReadRecord>();
 
   constructor(
-    private readonly journal: Journal,
+    private readonly journal: ReadRecords,
     private readonly session: string,
   ) {}
 

@@ -1,10 +1,10 @@
 import type { Todo, TodoStore } from '../tools/todos/todo-store.js';
-import type { Journal } from './journal.js';
+import type { TodoLists } from './journal.js';
 
 /** A session's todo list kept in the journal: it survives a restart; `toolgate journal show` shows the calls that changed it. */
 export class JournalTodoStore implements TodoStore {
   constructor(
-    private readonly journal: Journal,
+    private readonly journal: TodoLists,
     private readonly session: string,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { Journal, Lease } from './journal.js';
+import type { BatchLeases, Lease } from './journal.js';
 
 /** How long a worker holds a batch between renewals, unless told otherwise (issue #17 §2). */
 export const DEFAULT_LEASE_MS = 30_000;
@@ -10,7 +10,7 @@ export const DEFAULT_LEASE_MS = 30_000;
  * it over. A renewal that could not be written (the journal busy or briefly unreachable) is tried
  * again at the next turn: one failed write must not hand a live batch to another worker.
  */
-export function keepLease(journal: Journal, batchId: string, lease: Lease): () => void {
+export function keepLease(journal: BatchLeases, batchId: string, lease: Lease): () => void {
   const timer = setInterval(
     () => {
       let held: boolean;

@@ -1,7 +1,7 @@
 import type { AssistantToolCall, ConversationMessage, ProviderKind } from '../core/conversation.js';
 import { errorResult } from '../core/make-result.js';
 import type { ToolResult } from '../core/tool-result.js';
-import type { Journal } from '../journal/journal.js';
+import type { ConversationLog } from '../journal/journal.js';
 
 interface StoredAssistant {
   text?: string | null;
@@ -15,7 +15,7 @@ interface StoredAssistant {
  * the person's messages, the model's turns (with their raw form for a verbatim echo) and each
  * batch's results in call order. Batches not made by a model (`toolgate exec`) are left out.
  */
-export function loadConversation(journal: Journal, session: string): ConversationMessage[] {
+export function loadConversation(journal: ConversationLog, session: string): ConversationMessage[] {
   const out: ConversationMessage[] = [];
   const modelBatches = new Set<string>();
   let open: { calls: AssistantToolCall[]; results: Map<string, ToolResult> } | undefined;
