@@ -41,8 +41,9 @@ import { StagingFiles } from './journal/staging-files.js';
 import { planBatch } from './plan/plan-batch.js';
 import { SchemaValidator } from './plan/schema-validator.js';
 import { hintForAsk } from './policy/allow-hint.js';
-import { AUTO_ACTOR, AutoGovernor, type ModeChange, type ModeNow, SEVERITY } from './policy/auto-governor.js';
+import type { AutoGovernor } from './policy/auto-governor.js';
 import { configWhere } from './policy/config-where.js';
+import { autoGovernorFor, Governance } from './policy/governance.js';
 import { PolicyEngine } from './policy/policy-engine.js';
 import { type RateCounter, SlidingWindowCounter } from './policy/rate-limiter.js';
 import { type BatchObserver, executeBatch } from './run/execute-batch.js';
@@ -147,8 +148,7 @@ export class Toolgate {
   /** The session's todo list (write_todos): in the journal when there is one, so it survives a restart. */
   readonly #todos: TodoStore;
   readonly #logger: EventLogger | undefined;
-  #setMode: GovernanceMode | undefined;
-  #auto: AutoGovernor | undefined;
+  readonly #governance: Governance;
   readonly #lease: Lease | undefined;
 
   /** This gate's worker lease (issue #17 §2), or undefined when leases are off. */
@@ -176,23 +176,6 @@ export class Toolgate {
         ? undefined
         : { worker: options.lease?.worker ?? thisProcess(), ttlMs: options.lease?.ttlMs ?? DEFAULT_LEASE_MS };
     this.#switchedOff = switchedOffTools(this.config);
-    const auto = this.config.tools.governance.auto;
-    if (options.autoGovernor) this.#auto = options.autoGovernor;
-    else if (auto.enabled) {
-      const journalFile = this.journal?.file ? path.resolve(baseDir, this.journal.file) : undefined;
-      this.#auto = new AutoGovernor(
-        {
-          minFreeBytes: auto.min_free_bytes,
-          lockdownAfterRefusals: auto.lockdown_after_refusals,
-          windowMs: auto.window_seconds * 1000,
-          quietMs: auto.quiet_seconds * 1000,
-        },
-        () => [...this.sandbox.roots, ...(journalFile ? [path.dirname(journalFile)] : [])],
-        Date.now,
-        undefined,
-        this.journal ? journalLedger(this.journal) : undefined,
-      );
-    }
     // The journal file (and its WAL/SHM companions, its staging files) is toolgate's own state: never a tool's.
     const ownDirs: string[] = [];
     if (options.journal?.file) {
@@ -223,6 +206,22 @@ export class Toolgate {
       ownDirs,
     });
     this.policy = new PolicyEngine(this.config.tools, options.configFile);
+    const journalFile = this.journal?.file ? path.resolve(baseDir, this.journal.file) : undefined;
+    const sandbox = this.sandbox;
+    this.#governance = new Governance({
+      journal: this.journal,
+      policy: this.policy,
+      configMode: this.config.tools.governance.mode,
+      auto:
+        options.autoGovernor ??
+        autoGovernorFor(
+          this.config.tools.governance.auto,
+          () => [...sandbox.roots, ...(journalFile ? [path.dirname(journalFile)] : [])],
+          this.journal,
+        ),
+      session: this.session,
+      logger: this.#logger,
+    });
     this.configWhere = configWhere(
       options.configFile ? path.resolve(baseDir, options.configFile) : undefined,
       this.sandbox.roots[0] ?? baseDir,
@@ -264,18 +263,7 @@ export class Toolgate {
    * nothing changed (the journal caches it by data_version).
    */
   governanceMode(): { mode: GovernanceMode; source: 'journal' | 'set' | 'config'; record?: ModeRecord } {
-    let record: ModeRecord | undefined;
-    try {
-      record = this.journal?.governanceMode();
-    } catch {
-      record = undefined; // an unreadable journal leaves the mode as it was: a plan still fails closed on it
-    }
-    // A mode kept on this gate (the journal could not take it) wins when it is the stricter one.
-    const local = this.#setMode;
-    if (record && !(local && SEVERITY[local] > SEVERITY[record.mode]))
-      return { mode: record.mode, source: 'journal', record };
-    if (local) return { mode: local, source: 'set' };
-    return { mode: this.config.tools.governance.mode, source: 'config' };
+    return this.#governance.mode();
   }
 
   /**
@@ -283,37 +271,17 @@ export class Toolgate {
    * durably), else for this gate. Logged as `mode_changed`.
    */
   async setMode(mode: GovernanceMode, reason: string, actor = 'library'): Promise<void> {
-    if (this.journal) {
-      this.journal.recordMode(mode, reason, actor);
-      await this.journal.sync();
-      this.#setMode = undefined; // the journal holds it again
-    } else {
-      this.#setMode = mode;
-    }
-    this.refreshMode();
+    await this.#governance.setMode(mode, reason, actor);
   }
 
   /** This gate's automatic governor, if `[tools.governance.auto]` is enabled. */
   get autoGovernor(): AutoGovernor | undefined {
-    return this.#auto;
+    return this.#governance.auto;
   }
 
   /** Applies the mode in force to the policy; logs `mode_changed` when it changed. Returns it. */
   refreshMode(): GovernanceMode {
-    const now = this.governanceMode();
-    const before = this.policy.mode;
-    if (now.mode !== before) {
-      this.policy.setMode(now.mode);
-      if (this.#logger)
-        logEvent(this.#logger, 'warn', 'mode_changed', {
-          session: this.session,
-          from: before,
-          to: now.mode,
-          source: now.source,
-          ...(now.record ? { actor: now.record.actor, reason: now.record.reason } : {}),
-        });
-    }
-    return now.mode;
+    return this.#governance.refreshMode();
   }
 
   /** The session's todo list as write_todos keeps it (what `toolgate chat` shows). */
@@ -529,41 +497,13 @@ export class Toolgate {
   /** Runs one batch: exactly one result per call, in call order. */
   async execute(calls: readonly ToolCall[], options: ExecuteBatchOptions = {}): Promise<ToolResult[]> {
     if (calls.length === 0) return []; // nothing to plan, ask, run or journal
-    const auto = this.#auto;
+    const governance = this.#governance;
+    const auto = governance.auto;
     if (!auto) return await this.#traced(calls, options);
-    await this.#govern(auto.beforeBatch(this.#modeNow()));
+    await governance.beforeBatch(auto);
     const results = await this.#traced(calls, options);
-    await this.#govern(auto.afterBatch(this.#modeNow(), results));
+    await governance.afterBatch(auto, results);
     return results;
-  }
-
-  #modeNow(): ModeNow {
-    const now = this.governanceMode();
-    // The person's mode matters only for stepping down a mode the governor set: read the history then.
-    const floor = now.record?.actor === AUTO_ACTOR ? this.#personsMode() : undefined;
-    return { mode: now.mode, record: now.record, floor };
-  }
-
-  /** The mode last chosen by a person (not the governor): on the journal, on this gate, or the config. */
-  #personsMode(): GovernanceMode {
-    let chosen: GovernanceMode | undefined;
-    try {
-      chosen = this.journal?.modeHistory(100).find((r) => r.actor !== AUTO_ACTOR)?.mode;
-    } catch {
-      chosen = undefined;
-    }
-    return chosen ?? this.config.tools.governance.mode;
-  }
-
-  /** A change the automatic governor asks for; kept on this gate alone if the journal cannot take it. */
-  async #govern(change: ModeChange | undefined): Promise<void> {
-    if (!change) return;
-    try {
-      await this.setMode(change.mode, change.reason, AUTO_ACTOR);
-    } catch {
-      this.#setMode = change.mode;
-      this.refreshMode();
-    }
   }
 
   async #traced(calls: readonly ToolCall[], options: ExecuteBatchOptions): Promise<ToolResult[]> {
@@ -1029,12 +969,4 @@ function withinLimit(calls: readonly ToolCall[], planned: readonly PlannedCall[]
     out[p.index] = { ...p.call, arguments: { omitted: `${denial.reason}; not stored, not run` } };
   }
   return out ?? calls;
-}
-
-/** The journal as the governor's count of refusals, shared by every process that uses it. */
-function journalLedger(journal: Journal) {
-  return {
-    note: (times: readonly number[]) => journal.noteRefusals(times),
-    since: (t: number) => journal.refusalsSince(t),
-  };
 }
