@@ -2,18 +2,12 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { type Context, context } from '@opentelemetry/api';
 import { approveBatch } from './approval/approve-batch.js';
-import { grantOffer, offerForChoice } from './approval/grant-coverage.js';
+import { defaultGrantStore, Grants } from './approval/grants.js';
 import type { ToolgateConfig } from './config/config-schema.js';
 import { defaultConfig } from './config/load-config.js';
 import { type Approver, denyWith } from './core/confirmation.js';
 import type { Denial } from './core/denial.js';
-import {
-  type Grant,
-  type GrantOffer,
-  type GrantStore,
-  MemoryGrantStore,
-  type RememberChoice,
-} from './core/grant.js';
+import type { GrantStore } from './core/grant.js';
 import { errorResult } from './core/make-result.js';
 import type { PlannedCall } from './core/planned-call.js';
 import { ToolRegistry } from './core/registry.js';
@@ -157,7 +151,7 @@ export class Toolgate {
   }
   readonly #switchedOff: ReadonlyMap<string, string>;
   readonly session: string;
-  readonly #grants: GrantStore;
+  readonly #grants: Grants;
   /** The config file in use, or where one would be read (named in denials that say how to allow). */
   readonly configWhere: string;
 
@@ -242,12 +236,7 @@ export class Toolgate {
             conversation: this.#conversationSource(),
           });
     this.registry = new ToolRegistry([...builtins, ...(options.tools ?? [])]);
-    const journalForGrants = this.journal;
-    this.#grants =
-      options.grants ??
-      (journalForGrants
-        ? { list: (s) => journalForGrants.listGrants(s), add: (g) => journalForGrants.addGrant(g) }
-        : new MemoryGrantStore());
+    this.#grants = new Grants(options.grants ?? defaultGrantStore(this.journal), this.session, this.policy);
     this.#rates =
       options.rates ?? (this.journal ? new JournalRateCounter(this.journal) : new SlidingWindowCounter());
     this.#approver =
@@ -300,14 +289,6 @@ export class Toolgate {
     return this.journal ? new JournalReadCache(this.journal, this.session) : new MemoryReadCache();
   }
 
-  #listGrants(): Grant[] {
-    try {
-      return this.#grants.list(this.session);
-    } catch {
-      return []; // without its grants a call just asks again: the safe side
-    }
-  }
-
   /** Puts the calls that need it to a person (the approver), counted and, when traced, timed. */
   async #approve(
     planned: PlannedCall[],
@@ -319,7 +300,7 @@ export class Toolgate {
       approveBatch(planned, options.approver ?? this.#approver, {
         context: { session: this.session, ...(batchId !== undefined ? { batchId } : {}) },
         timeoutMs: this.config.tools.approval.timeout_seconds * 1000,
-        remember: (p, choice) => this.#remember(p, choice),
+        remember: (p, choice) => this.#grants.remember(p, choice),
         allowHint: (request) => hintForAsk(request, this.configWhere),
         ...(options.signal ? { signal: options.signal } : {}),
       });
@@ -367,30 +348,6 @@ export class Toolgate {
     return approved;
   }
 
-  /**
-   * Stores "always allow" for an approved call: exactly the offer the person was shown with the
-   * request (`always`), or the directory they picked in its place; nothing when neither holds.
-   */
-  #remember(p: PlannedCall, choice: RememberChoice): void {
-    if (p.disposition.kind !== 'needs_approval') return;
-    const offer = p.disposition.request.always;
-    if (!offer) return;
-    const covers = offerForChoice(offer, choice, p.paths ?? []);
-    if (!covers) return;
-    const scope = typeof choice === 'object' ? choice.scope : choice;
-    const base = {
-      tool: p.call.name,
-      scope,
-      createdAt: Date.now(),
-      ...(scope === 'session' ? { session: this.session } : {}),
-    };
-    try {
-      for (const c of covers) this.#grants.add({ ...base, covers: c });
-    } catch {
-      // Not remembered: the person is asked again next time, nothing is allowed that was not approved.
-    }
-  }
-
   /** Releases what the tools hold between calls (the OS sandbox's helpers): call it when done. */
   async close(): Promise<void> {
     await Promise.all([
@@ -428,7 +385,7 @@ export class Toolgate {
   #plan(calls: readonly ToolCall[]): PlannedCall[] {
     this.refreshMode();
     const tools = this.config.tools;
-    return this.#withGrantOffers(
+    return this.#grants.withOffers(
       planBatch(calls, {
         registry: this.registry,
         policy: this.policy,
@@ -440,7 +397,7 @@ export class Toolgate {
           maxCallsPerBatch: tools.max_tool_calls_per_batch,
           maxArgsBytes: tools.max_tool_args_bytes,
         },
-        grants: this.#listGrants(),
+        grants: this.#grants.list(),
         configWhere: this.configWhere,
         switchedOff: this.#switchedOff,
         gitDangers: (cwd) =>
@@ -448,50 +405,6 @@ export class Toolgate {
         commandsFenced: this.config.tools.run_command.sandbox === 'os',
       }),
     );
-  }
-
-  /**
-   * Each waiting call's request says what "always" would cover (`always`, issue #30 §5), from what
-   * planning judged, so every surface shows it and the grant stored is exactly it. Offered only
-   * when the grant would stop the question: the policy, asked again with it, allows the call
-   * (a rule that asks, a mode that asks, a tool that always asks, a deletion: no "always").
-   */
-  #withGrantOffers(planned: PlannedCall[]): PlannedCall[] {
-    for (const p of planned) {
-      if (p.disposition.kind !== 'needs_approval' || !p.tool) continue;
-      const request = p.disposition.request;
-      const deletes = request.locations.some((l) => l.access === 'delete');
-      // The arguments as the policy judged them (a JSON string is read as planning read it).
-      const raw = p.call.arguments;
-      let args: Record<string, unknown>;
-      try {
-        args = typeof raw === 'string' ? (raw.trim() === '' ? {} : JSON.parse(raw)) : raw;
-      } catch {
-        continue; // cannot be: planning read it; no offer then
-      }
-      const facts = {
-        tool: p.call.name,
-        args,
-        paths: p.paths ?? [],
-        ...(deletes ? { deletes: true } : {}),
-        ...(p.commandFacts ? { commandFacts: p.commandFacts } : {}),
-      };
-      let always: GrantOffer = grantOffer({ ...facts, summary: request.summary });
-      if ('covers' in always) {
-        const offered: Grant[] = always.covers.map((covers) => ({
-          tool: p.call.name,
-          covers,
-          scope: 'session',
-          session: this.session,
-          createdAt: 0,
-        }));
-        const decision = this.policy.decide({ ...facts, tool: p.tool, recentCalls: 0, grants: offered });
-        if (decision.action !== 'allow')
-          always = { refused: `it asks whatever is granted (${decision.reason})` };
-      }
-      request.always = always;
-    }
-    return planned;
   }
 
   /** Runs one batch: exactly one result per call, in call order. */
