@@ -6,7 +6,6 @@ import type { ToolResult } from '../../core/tool-result.js';
 import { redactUrl } from '../../output/redact-url.js';
 import type { ReadRecord } from '../../tools/fs/read-cache.js';
 import type { Todo } from '../../tools/todos/todo-store.js';
-import { type GrantRow, grantColumns, grantFromRow } from '../grant-rows.js';
 import {
   type ApprovalAnswer,
   type BatchRecord,
@@ -32,34 +31,32 @@ import {
   callRecord,
   decisionJson,
   discardSettlement,
-  type ExportRow,
-  exportedCall,
   givenUpSettlement,
   leaseLost,
-  type ModeRow,
-  modeRecord,
   notStartable,
   PENDING_APPROVALS_SQL,
   type PendingRow,
   pendingApproval,
-  readKey,
   resumeSettlement,
   type Settlement,
   settleable,
   takenOver,
 } from '../journal-records.js';
 import { thisProcess, workerGone } from '../process-identity.js';
+import { ensureSession, messageStatements, PgConversation } from './conversation.js';
+import { explainPgError } from './explain-pg-error.js';
+import { PgGovernance } from './governance.js';
+import { PgGrants } from './grants.js';
+import { INCOMPLETE, NOW_MS, type PgContext } from './pg-context.js';
 import { migratePg, PG_SCHEMA_VERSION } from './pg-schema.js';
-import { PgError, type PgStatement, SyncPg } from './sync-pg.js';
+import { PgReadRecords, readRecordStatement } from './read-records.js';
+import { PgRetention } from './retention.js';
+import { PgError, type PgResult, type PgStatement, SyncPg } from './sync-pg.js';
+import { PgTodos } from './todos.js';
 
 /** The connection that LISTENs for answers, and who waits for one. */
 type Listener = { client: import('pg').Client; waiters: Set<() => void> };
 
-/** Namespace of the per-session advisory locks that order message appends across processes. */
-const MESSAGE_LOCK = 7_461_002;
-const INCOMPLETE = "('open', 'awaiting_approval')";
-/** The server's clock in ms: leases are judged by one clock, whichever machine a worker is on. */
-const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 /**
  * A result that failed, read from its JSON text as the journal writes it ({"id":…,"name":…,"ok":false…}),
  * never parsed as jsonb: jsonb refuses \u0000 and unpaired surrogates, which a model can put in a result.
@@ -67,38 +64,9 @@ const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
 const FAILED_RESULT = String.raw`^\{"id":"([^"\\]|\\.)*","name":"([^"\\]|\\.)*","ok":false`;
 /** The channel an answer to a waiting call is announced on (NOTIFY), so the waiting worker wakes. */
 const APPROVALS_CHANNEL = 'toolgate_approvals';
-/** Rows per page when exporting: memory stays bounded whatever the journal holds. */
-const EXPORT_PAGE = 1000;
 
 // What `location` shows and messages repeat: password and query values out (issue #30 §9).
-export { redactUrl };
-
-/** Turns PostgreSQL's errors into what a person can act on. */
-export function explainPgError(error: unknown, where: string): JournalError {
-  if (error instanceof JournalError) return error;
-  const message = (error as Error).message;
-  const code = error instanceof PgError ? (error.code ?? '') : '';
-  if (code === '28P01' || code === '28000')
-    return new JournalError(
-      `the PostgreSQL journal ${where} refused the login (${message}); check the user, and the password (PGPASSWORD in the environment)`,
-    );
-  if (code === '3D000')
-    return new JournalError(
-      `the PostgreSQL journal ${where} names a database that does not exist (${message}); create it first (createdb)`,
-    );
-  if (code.startsWith('53'))
-    return new JournalError(
-      `the PostgreSQL journal ${where} is out of resources (${message}): disk, memory or connections; free them and retry`,
-    );
-  if (/ECONNREFUSED|ENOENT|ETIMEDOUT|EHOSTUNREACH|getaddrinfo/.test(message))
-    return new JournalError(
-      `cannot reach the PostgreSQL journal ${where} (${message}); is the server running, and is the URL right?`,
-    );
-  // No SQLSTATE (the connection itself failed), a connection exception (08…) or a shutdown (57P…):
-  // a commit under way may have landed all the same.
-  const lost = code === '' || code.startsWith('08') || code.startsWith('57P');
-  return new JournalError(`the PostgreSQL journal ${where} failed: ${message}`, { outcomeUnknown: lost });
-}
+export { explainPgError, redactUrl };
 
 /** `LIKE` text matching `prefix` literally (its %, _ and \ escaped). */
 function likePrefix(prefix: string): string {
@@ -118,7 +86,13 @@ export class PostgresJournal implements Journal {
   readonly #pg: SyncPg;
   readonly #owner = thisProcess();
   readonly #sessionOf = new Map<string, string | undefined>();
-  readonly #pendingReads = new Map<string, { session: string; path: string; record: ReadRecord | null }>();
+  readonly #ctx: PgContext;
+  readonly #reads: PgReadRecords;
+  readonly #conversation: PgConversation;
+  readonly #todos: PgTodos;
+  readonly #governance: PgGovernance;
+  readonly #grants: PgGrants;
+  readonly #retention: PgRetention;
 
   /** The URL as given (with any password): only for the connection that listens for answers. */
   readonly #url: string;
@@ -129,6 +103,20 @@ export class PostgresJournal implements Journal {
     this.location = location;
     this.#pg = pg;
     this.#url = url;
+    this.#ctx = {
+      location,
+      owner: this.#owner,
+      sessionOf: this.#sessionOf,
+      query: (text, values) => this.#query(text, values),
+      write: (statements) => this.#write(statements),
+      transaction: (statements) => this.#pg.transaction(statements),
+    };
+    this.#reads = new PgReadRecords(this.#ctx.query);
+    this.#conversation = new PgConversation(this.#ctx);
+    this.#todos = new PgTodos(this.#ctx);
+    this.#governance = new PgGovernance(this.#ctx);
+    this.#grants = new PgGrants(this.#ctx);
+    this.#retention = new PgRetention(this.#ctx);
   }
 
   static open(url: string, options: { timeoutMs?: number } = {}): PostgresJournal {
@@ -154,64 +142,21 @@ export class PostgresJournal implements Journal {
   }
 
   /** One write transaction (pending read-cache changes first), in one round trip. */
-  #write(statements: PgStatement[]): ReturnType<SyncPg['transaction']> {
-    const reads = [...this.#pendingReads.values()];
-    const all: PgStatement[] = [
-      ...reads.map(
-        (r): PgStatement =>
-          r.record
-            ? {
-                text: 'INSERT INTO read_cache (session_id, path, sha256, read_at) VALUES ($1, $2, $3, $4) ON CONFLICT (session_id, path) DO UPDATE SET sha256 = excluded.sha256, read_at = excluded.read_at',
-                values: [r.session, r.path, r.record.sha256, r.record.readAt],
-              }
-            : {
-                text: 'DELETE FROM read_cache WHERE session_id = $1 AND path = $2',
-                values: [r.session, r.path],
-              },
-      ),
-      ...statements,
-    ];
-    let results: ReturnType<SyncPg['transaction']>;
+  #write(statements: PgStatement[]): PgResult[] {
+    const reads = this.#reads.pending();
+    const all: PgStatement[] = [...reads.map(readRecordStatement), ...statements];
+    let results: PgResult[];
     try {
       results = this.#pg.transaction(all);
     } catch (error) {
       throw explainPgError(error, this.location);
     }
-    for (const r of reads) {
-      const key = readKey(r.session, r.path);
-      if (this.#pendingReads.get(key) === r) this.#pendingReads.delete(key);
-    }
+    this.#reads.written(reads);
     return results.slice(reads.length);
   }
 
   async sync(): Promise<void> {
     // Every write was committed by the server before its method returned.
-  }
-
-  #ensureSession(session: string, now: number): PgStatement {
-    return {
-      text: 'INSERT INTO sessions (id, created_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING',
-      values: [session, now],
-    };
-  }
-
-  /** The statements that append one message (the session's lock, then the next seq). */
-  #message(
-    session: string,
-    role: MessageRecord['role'],
-    content: unknown,
-    batchId: string | null,
-    callId: string | null,
-    json = JSON.stringify(content),
-  ): PgStatement[] {
-    return [
-      { text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))', values: [MESSAGE_LOCK, session] },
-      {
-        text: `INSERT INTO messages (session_id, seq, role, batch_id, call_id, content, created_at)
-               SELECT $1, coalesce(max(seq), 0) + 1, $2, $3, $4, $5, $6 FROM messages WHERE session_id = $1`,
-        values: [session, role, batchId, callId, json, Date.now()],
-      },
-    ];
   }
 
   beginBatch(session: string, calls: readonly ToolCall[], options: BeginBatchOptions = {}): string {
@@ -246,7 +191,7 @@ export class PostgresJournal implements Journal {
     finished?: readonly FinishedCall[],
   ): PgStatement[] {
     const text = options.assistantText ?? null;
-    const out: PgStatement[] = [this.#ensureSession(session, now)];
+    const out: PgStatement[] = [ensureSession(session, now)];
     // Begun over calls journaled while streaming: only if nobody settled or took the batch meanwhile
     // (a division by zero rolls the whole write back).
     if (!finished && options.batchId !== undefined)
@@ -312,7 +257,7 @@ export class PostgresJournal implements Journal {
     }
     if (options.messages === false && !options.assistant) return out;
     out.push(
-      ...this.#message(
+      ...messageStatements(
         session,
         'assistant',
         {
@@ -326,7 +271,7 @@ export class PostgresJournal implements Journal {
     );
     if (options.messages === false) return out;
     for (const [i, f] of (finished ?? []).entries())
-      out.push(...this.#message(session, 'tool', f.result, id, f.result.id, resultJson?.[i]));
+      out.push(...messageStatements(session, 'tool', f.result, id, f.result.id, resultJson?.[i]));
     return out;
   }
 
@@ -343,7 +288,7 @@ export class PostgresJournal implements Journal {
   recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall, lease?: Lease): void {
     const now = Date.now();
     this.#write([
-      this.#ensureSession(session, now),
+      ensureSession(session, now),
       // Held while the model is still writing the rest: no one takes over a batch still streaming.
       {
         text: `INSERT INTO batches (id, session_id, status, assistant_text, created_at, owner, lease_owner, lease_expires)
@@ -644,7 +589,7 @@ export class PostgresJournal implements Journal {
         text: 'UPDATE calls SET status = $1, result = $2, finished_at = $3 WHERE batch_id = $4 AND call_index = $5',
         values: [status, json, Date.now(), batchId, index],
       },
-      ...(session !== undefined ? this.#message(session, 'tool', result, batchId, result.id, json) : []),
+      ...(session !== undefined ? messageStatements(session, 'tool', result, batchId, result.id, json) : []),
       // The last result completes the batch in the same round trip and transaction.
       ...(finish ? [completeBatch(batchId, finish.lease)] : []),
     ]);
@@ -657,202 +602,96 @@ export class PostgresJournal implements Journal {
     this.#sessionOf.delete(batchId);
   }
 
+  // The conversation (conversation.ts).
+
   appendMessage(session: string, role: MessageRecord['role'], content: unknown): void {
-    this.#write([
-      this.#ensureSession(session, Date.now()),
-      ...this.#message(session, role, content, null, null),
-    ]);
+    this.#conversation.appendMessage(session, role, content);
   }
 
   messages(session: string): MessageRecord[] {
-    return this.#query<{
-      seq: number;
-      role: MessageRecord['role'];
-      batch_id: string | null;
-      call_id: string | null;
-      content: string;
-    }>('SELECT seq, role, batch_id, call_id, content FROM messages WHERE session_id = $1 ORDER BY seq', [
-      session,
-    ]).map((r) => ({
-      seq: r.seq,
-      role: r.role,
-      ...(r.batch_id ? { batchId: r.batch_id } : {}),
-      ...(r.call_id ? { callId: r.call_id } : {}),
-      content: JSON.parse(r.content) as unknown,
-    }));
+    return this.#conversation.messages(session);
   }
 
+  // Read records (read-records.ts).
+
   getReadRecord(session: string, file: string): ReadRecord | undefined {
-    const pending = this.#pendingReads.get(readKey(session, file));
-    if (pending) return pending.record ?? undefined;
-    const row = this.#query<{ sha256: string; read_at: number }>(
-      'SELECT sha256, read_at FROM read_cache WHERE session_id = $1 AND path = $2',
-      [session, file],
-    )[0];
-    return row ? { sha256: row.sha256, readAt: row.read_at } : undefined;
+    return this.#reads.getReadRecord(session, file);
   }
 
   putReadRecord(session: string, file: string, record: ReadRecord): void {
-    this.#pendingReads.set(readKey(session, file), { session, path: file, record });
+    this.#reads.putReadRecord(session, file, record);
   }
 
   deleteReadRecord(session: string, file: string): void {
-    this.#pendingReads.set(readKey(session, file), { session, path: file, record: null });
+    this.#reads.deleteReadRecord(session, file);
   }
 
-  prune(
-    before: number,
-    maxBatches = Number.MAX_SAFE_INTEGER,
-  ): { batches: number; calls: number; messages: number } {
-    const [counts, messages] = this.#write([
-      {
-        text: `WITH doomed AS (
-                 SELECT id FROM batches WHERE created_at < $1 AND status NOT IN ${INCOMPLETE} ORDER BY seq LIMIT $2
-               ),
-               c AS (DELETE FROM calls WHERE batch_id IN (SELECT id FROM doomed) RETURNING 1),
-               b AS (DELETE FROM batches WHERE id IN (SELECT id FROM doomed) RETURNING 1)
-               SELECT (SELECT count(*) FROM c) AS calls, (SELECT count(*) FROM b) AS batches`,
-        values: [before, Math.min(maxBatches, Number.MAX_SAFE_INTEGER)],
-      },
-      {
-        text: `DELETE FROM messages WHERE created_at < $1 AND (batch_id IS NULL OR batch_id NOT IN
-                 (SELECT id FROM batches WHERE status IN ${INCOMPLETE}))`,
-        values: [before],
-      },
-      { text: 'DELETE FROM approval_answers WHERE batch_id NOT IN (SELECT id FROM batches)' },
-      // Marks of batches given up on: kept while such a batch could still land (or has, unsettled).
-      {
-        text: `DELETE FROM given_up_batches WHERE at < $1 AND id NOT IN (SELECT id FROM batches WHERE status IN ${INCOMPLETE})`,
-        values: [before],
-      },
-    ]);
-    const row = counts?.rows[0] as { calls: number; batches: number } | undefined;
-    return { batches: row?.batches ?? 0, calls: row?.calls ?? 0, messages: messages?.rowCount ?? 0 };
-  }
-
-  *exportCalls(since: number): Generator<ExportedCall> {
-    // Keyset pages in (created_at, seq, call_index) order: bounded memory for any journal size.
-    let after: [number, number, number] | undefined;
-    for (;;) {
-      const rows = this.#query<ExportRow & { batch_seq: number }>(
-        `SELECT b.id AS batch_id, b.session_id, b.status AS batch_status, b.created_at AS batch_created_at, b.seq AS batch_seq, c.*
-         FROM batches b JOIN calls c ON c.batch_id = b.id
-         WHERE b.created_at >= $1 ${after ? 'AND (b.created_at, b.seq, c.call_index) > ($2, $3, $4)' : ''}
-         ORDER BY b.created_at, b.seq, c.call_index LIMIT ${EXPORT_PAGE}`,
-        after ? [since, ...after] : [since],
-      );
-      for (const row of rows) yield exportedCall(row);
-      const last = rows.at(-1);
-      if (!last || rows.length < EXPORT_PAGE) return;
-      after = [last.batch_created_at, last.batch_seq, last.call_index];
-    }
-  }
-
-  noteRefusals(times: readonly number[]): void {
-    if (times.length === 0) return;
-    this.#write([
-      { text: 'INSERT INTO refusals (at) SELECT unnest($1::bigint[])', values: [[...times]] },
-      { text: 'DELETE FROM refusals WHERE at < $1', values: [Date.now() - 24 * 60 * 60 * 1000] },
-    ]);
-  }
-
-  refusalsSince(since: number): number {
-    return (
-      this.#query<{ n: number }>('SELECT count(*) AS n FROM refusals WHERE at >= $1', [since])[0]?.n ?? 0
-    );
-  }
-
-  governanceMode(): ModeRecord | undefined {
-    const row = this.#query<ModeRow>('SELECT * FROM governance_modes ORDER BY seq DESC LIMIT 1')[0];
-    return row ? modeRecord(row) : undefined;
-  }
-
-  recordMode(mode: GovernanceMode, reason: string, actor: string): ModeRecord {
-    const [r] = this.#write([
-      {
-        text: 'INSERT INTO governance_modes (mode, reason, actor, created_at) VALUES ($1, $2, $3, $4) RETURNING *',
-        values: [mode, reason, actor, Date.now()],
-      },
-    ]);
-    return modeRecord(r?.rows[0] as ModeRow);
-  }
-
-  modeHistory(limit: number): ModeRecord[] {
-    return this.#query<ModeRow>('SELECT * FROM governance_modes ORDER BY seq DESC LIMIT $1', [limit]).map(
-      modeRecord,
-    );
-  }
+  // Todo lists (todos.ts).
 
   todos(session: string): Todo[] {
-    return this.#query<{ id: string; task: string; completed: boolean; created_at: number }>(
-      'SELECT id, task, completed, created_at FROM todos WHERE session_id = $1 ORDER BY position',
-      [session],
-    ).map((r) => ({ id: r.id, task: r.task, completed: r.completed, createdAt: r.created_at }));
+    return this.#todos.todos(session);
   }
 
   saveTodos(session: string, todos: readonly Todo[]): void {
-    this.#write([
-      { text: 'DELETE FROM todos WHERE session_id = $1', values: [session] },
-      ...todos.map(
-        (t, i): PgStatement => ({
-          text: 'INSERT INTO todos (session_id, position, id, task, completed, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-          values: [session, i, t.id, t.task, t.completed, t.createdAt],
-        }),
-      ),
-    ]);
+    this.#todos.saveTodos(session, todos);
   }
 
-  listGrants(session: string): Grant[] {
-    return this.#query<GrantRow>(
-      "SELECT id, tool, prefix, covers, scope, session_id, created_at FROM grants WHERE scope = 'project' OR session_id = $1 ORDER BY id",
-      [session],
-    ).map(grantFromRow);
+  // Governance (governance.ts).
+
+  noteRefusals(times: readonly number[]): void {
+    this.#governance.noteRefusals(times);
   }
 
-  addGrant(grant: Grant): void {
-    const { prefix, covers } = grantColumns(grant);
-    this.#write([
-      {
-        text: 'INSERT INTO grants (session_id, tool, prefix, covers, scope, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-        values: [
-          grant.scope === 'session' ? (grant.session ?? null) : null,
-          grant.tool,
-          prefix,
-          covers,
-          grant.scope,
-          grant.createdAt,
-        ],
-      },
-    ]);
+  refusalsSince(since: number): number {
+    return this.#governance.refusalsSince(since);
   }
 
-  allGrants(): Grant[] {
-    return this.#query<GrantRow>(
-      'SELECT id, tool, prefix, covers, scope, session_id, created_at FROM grants ORDER BY id',
-    ).map(grantFromRow);
+  governanceMode(): ModeRecord | undefined {
+    return this.#governance.governanceMode();
   }
 
-  revokeGrant(id: number): boolean {
-    const [r] = this.#write([{ text: 'DELETE FROM grants WHERE id = $1', values: [id] }]).slice(-1);
-    return (r?.rowCount ?? 0) > 0;
+  recordMode(mode: GovernanceMode, reason: string, actor: string): ModeRecord {
+    return this.#governance.recordMode(mode, reason, actor);
   }
 
-  revokeGrants(session?: string): number {
-    const [r] = this.#write([
-      session === undefined
-        ? { text: 'DELETE FROM grants', values: [] }
-        : { text: "DELETE FROM grants WHERE scope = 'session' AND session_id = $1", values: [session] },
-    ]).slice(-1);
-    return r?.rowCount ?? 0;
+  modeHistory(limit: number): ModeRecord[] {
+    return this.#governance.modeHistory(limit);
   }
 
   countCallsSince(tool: string, since: number): number {
-    return (
-      this.#query<{ n: number }>('SELECT count(*) AS n FROM calls WHERE name = $1 AND started_at >= $2', [
-        tool,
-        since,
-      ])[0]?.n ?? 0
-    );
+    return this.#governance.countCallsSince(tool, since);
+  }
+
+  // Grants (grants.ts).
+
+  listGrants(session: string): Grant[] {
+    return this.#grants.listGrants(session);
+  }
+
+  addGrant(grant: Grant): void {
+    this.#grants.addGrant(grant);
+  }
+
+  allGrants(): Grant[] {
+    return this.#grants.allGrants();
+  }
+
+  revokeGrant(id: number): boolean {
+    return this.#grants.revokeGrant(id);
+  }
+
+  revokeGrants(session?: string): number {
+    return this.#grants.revokeGrants(session);
+  }
+
+  // Retention (retention.ts).
+
+  prune(before: number, maxBatches?: number): { batches: number; calls: number; messages: number } {
+    return this.#retention.prune(before, maxBatches);
+  }
+
+  exportCalls(since: number): Generator<ExportedCall> {
+    return this.#retention.exportCalls(since);
   }
 
   #toRecord(row: BatchRow): BatchRecord {
@@ -954,7 +793,7 @@ export class PostgresJournal implements Journal {
             },
       );
       if (!outcome.discard)
-        out.push(...this.#message(record.session, 'tool', outcome.result, batchId, call.id, json));
+        out.push(...messageStatements(record.session, 'tool', outcome.result, batchId, call.id, json));
       results.push(outcome.result);
     }
     out.push({
@@ -1013,7 +852,7 @@ export class PostgresJournal implements Journal {
 
   close(): void {
     try {
-      if (this.#pendingReads.size > 0) this.#write([]); // nothing recorded is dropped
+      if (this.#reads.waiting) this.#write([]); // nothing recorded is dropped
     } catch {
       // A journal that cannot write any more: the calls' results could not be recorded either.
     }
