@@ -23,17 +23,16 @@ import { JournalReadCache } from './journal/journal-read-cache.js';
 import { JournalTodoStore } from './journal/journal-todo-store.js';
 import { DEFAULT_LEASE_MS } from './journal/keep-lease.js';
 import { thisProcess } from './journal/process-identity.js';
-import { StagingFiles } from './journal/staging-files.js';
 import type { AutoGovernor } from './policy/auto-governor.js';
 import { configWhere } from './policy/config-where.js';
 import { autoGovernorFor, Governance } from './policy/governance.js';
 import { PolicyEngine } from './policy/policy-engine.js';
 import { type RateCounter, SlidingWindowCounter } from './policy/rate-limiter.js';
-import { canonicalOrNot, Sandbox } from './sandbox/sandbox.js';
+import { ownStateDenies } from './sandbox/own-state-denies.js';
+import { Sandbox } from './sandbox/sandbox.js';
 import type { EventLogger } from './telemetry/event-log.js';
 import { builtinTools, switchedOffTools } from './tools/builtin-tools.js';
 import { MemoryReadCache, type ReadCache } from './tools/fs/read-cache.js';
-import { memoryFileLocation } from './tools/memory/memory-file.js';
 import { MemoryTodoStore, type Todo, type TodoStore } from './tools/todos/todo-store.js';
 
 export type { ExecuteBatchOptions } from './batch/execute-batch-options.js';
@@ -116,7 +115,6 @@ export class Toolgate {
     this.config = options.config ?? defaultConfig();
     const sandboxConfig = this.config.tools.sandbox;
     const baseDir = options.baseDir ?? process.cwd();
-    const deniedFiles = [...(options.deniedFiles ?? [])];
     this.journal = options.journal;
     this.#conversation = options.conversation !== false;
     this.session = options.session ?? randomUUID();
@@ -125,25 +123,15 @@ export class Toolgate {
       options.lease === false
         ? undefined
         : { worker: options.lease?.worker ?? thisProcess(), ttlMs: options.lease?.ttlMs ?? DEFAULT_LEASE_MS };
-    // The journal file (and its WAL/SHM companions, its staging files) is toolgate's own state: never a tool's.
-    const ownDirs: string[] = [];
-    if (options.journal?.file) {
-      const file = path.resolve(baseDir, options.journal.file);
-      deniedFiles.push(file, `${file}-wal`, `${file}-shm`, `${file}-journal`);
-      ownDirs.push(StagingFiles.dirFor(file));
-    }
-    if (options.configFile) deniedFiles.push(path.resolve(baseDir, options.configFile));
-    // So is the memory store, wherever [tools.memory] file puts it (the default is under .toolgate/).
-    const firstRoot = canonicalOrNot(
-      path.resolve(baseDir, (options.roots ?? sandboxConfig.allowed_roots)[0] ?? '.'),
-    );
-    const memoryFile = memoryFileLocation(this.config.tools.memory.file, firstRoot);
-    if (memoryFile)
-      deniedFiles.push(memoryFile, `${memoryFile}-wal`, `${memoryFile}-shm`, `${memoryFile}-journal`);
-    // Vaults: read by vault_copyto alone, through its own sandbox; denied to every other tool.
-    // Relative vault roots are the config file's business: they resolve against its directory.
-    const vaultBase = options.configFile ? path.dirname(path.resolve(baseDir, options.configFile)) : baseDir;
-    const vaults = this.config.tools.vault.roots.map((root) => path.resolve(vaultBase, root));
+    const { deniedFiles, ownDirs, vaults, vaultBase } = ownStateDenies({
+      baseDir,
+      deniedFiles: options.deniedFiles,
+      journalFile: options.journal?.file,
+      configFile: options.configFile,
+      roots: options.roots ?? sandboxConfig.allowed_roots,
+      memoryFile: this.config.tools.memory.file,
+      vaultRoots: this.config.tools.vault.roots,
+    });
     this.sandbox = new Sandbox({
       roots: options.roots ?? sandboxConfig.allowed_roots,
       baseDir,
