@@ -8,7 +8,16 @@ import type { ToolResult } from '../core/tool-result.js';
 import { pendingFileSyncs } from '../sandbox/pending-syncs.js';
 import type { ReadRecord } from '../tools/fs/read-cache.js';
 import type { Todo } from '../tools/todos/todo-store.js';
-import { foreignGrantFromRow, type GrantRow, grantColumns, grantFromRow } from './grant-rows.js';
+import { answerRow } from './common/answer-row.js';
+import { assistantMessage } from './common/assistant-message.js';
+import { batchSummary, type SummaryRow } from './common/batch-summary.js';
+import { type MessageRow, messageRecord } from './common/message-rows.js';
+import { newGrantRow } from './common/new-grant-row.js';
+import { type PendingRead, PendingReads } from './common/pending-reads.js';
+import { REFUSALS_KEPT_MS } from './common/refusals-kept.js';
+import { settleCalls } from './common/settle-calls.js';
+import { type TodoRow, todoFromRow } from './common/todo-rows.js';
+import { foreignGrantFromRow, type GrantRow, grantFromRow } from './grant-rows.js';
 import {
   type ApprovalAnswer,
   type BatchRecord,
@@ -43,7 +52,6 @@ import {
   PENDING_APPROVALS_SQL,
   type PendingRow,
   pendingApproval,
-  readKey,
   resumeSettlement,
   type Settlement,
   settleable,
@@ -91,9 +99,6 @@ interface StagedBatch {
   /** Read-cache changes that ride with the batch (they were due in its commit: see #pendingReads). */
   reads?: PendingRead[];
 }
-
-/** A read-cache change; `record: null` forgets the file, `at` (ms) being when (older lines may lack it). */
-type PendingRead = { session: string; path: string; record: ReadRecord | null; at?: number };
 
 /**
  * A forgotten file is a row with no hash (a tombstone) rather than no row: a record folded late
@@ -520,12 +525,8 @@ export class SqliteJournal implements Journal {
     };
   }
 
-  /**
-   * Read-cache changes waiting for the next commit (null: forget). A tool records what it read while
-   * its call runs; the call's result is the next commit, so they ride in it instead of paying a
-   * commit of their own, and are exactly as durable as that result.
-   */
-  readonly #pendingReads = new Map<string, PendingRead>();
+  /** Read-cache changes waiting for the next commit (pending-reads.ts). */
+  readonly #pendingReads = new PendingReads();
 
   /**
    * Runs one write transaction, turning SQLite errors into JournalErrors. Batches this process
@@ -537,7 +538,7 @@ export class SqliteJournal implements Journal {
 
   #commit<T>(fn: () => T, fold: boolean): T {
     this.#nextSeq.clear(); // what another process appended since is read again inside the lock
-    const reads = this.#pendingReads.size === 0 ? undefined : [...this.#pendingReads.values()];
+    const reads = this.#pendingReads.pending();
     try {
       const out = this.#transaction.immediate(() => {
         if (fold) this.#foldStaged();
@@ -546,10 +547,7 @@ export class SqliteJournal implements Journal {
       }) as T;
       if (fold) this.#folded();
       if (++this.#commits >= CHECKPOINT_EVERY) this.#checkpointSoon();
-      for (const r of reads ?? []) {
-        const key = readKey(r.session, r.path);
-        if (this.#pendingReads.get(key) === r) this.#pendingReads.delete(key);
-      }
+      this.#pendingReads.written(reads);
       return out;
     } catch (error) {
       throw explainSqliteError(error, this.location);
@@ -749,15 +747,12 @@ export class SqliteJournal implements Journal {
    */
   #stage(batch: StagedBatch): void {
     const files = this.#files;
-    const reads = this.#pendingReads.size === 0 ? undefined : [...this.#pendingReads.values()];
+    const reads = this.#pendingReads.pending();
     const staged = reads ? { ...batch, reads } : batch;
     const line = `${JSON.stringify(staged)}\n`;
     this.#stagedBytes += line.length * 3; // bytes at most (review M3)
     if (!this.#closed && files?.append(line)) {
-      for (const r of reads ?? []) {
-        const key = readKey(r.session, r.path);
-        if (this.#pendingReads.get(key) === r) this.#pendingReads.delete(key);
-      }
+      this.#pendingReads.written(reads);
       // Folded from the line as written (the objects are the caller's: review L5).
       this.#inFile.push({ batch: staged, line, end: files.own?.size ?? 0 });
     } else {
@@ -1070,17 +1065,7 @@ export class SqliteJournal implements Journal {
     // (e.g. arguments a host injected, taken out before validation).
     if (options.messages === false && !options.assistant) return;
     // FR-RES-01: the assistant message with its tool uses, in call order.
-    this.#message(
-      session,
-      'assistant',
-      {
-        ...options.assistant,
-        text,
-        toolUses: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
-      },
-      id,
-      null,
-    );
+    this.#message(session, 'assistant', assistantMessage(options, text, calls), id, null);
     if (options.messages === false) return;
     for (const [i, f] of (finished ?? []).entries())
       this.#message(session, 'tool', f.result, id, f.result.id, resultJson?.[i]);
@@ -1163,16 +1148,7 @@ export class SqliteJournal implements Journal {
 
   answerApproval(answer: Omit<ApprovalAnswer, 'at'>): boolean {
     const key = this.#keyToWrite('an approval answer');
-    const row = {
-      batch_id: answer.batchId,
-      call_index: answer.index,
-      approved: answer.approved ? 1 : 0,
-      scope: answer.scope ?? null,
-      reason: answer.reason ?? null,
-      preview: answer.preview,
-      answered_by: answer.by,
-      answered_at: Date.now(),
-    };
+    const row = answerRow(answer, Date.now());
     const changes = this.#write(() => {
       // An answer this user's toolgate did not write (planted with the journal) holds nobody's
       // place: it is dropped, so the person's own answer is the one recorded.
@@ -1184,7 +1160,7 @@ export class SqliteJournal implements Journal {
       return this.#stmt.answerApproval.run({
         batch: row.batch_id,
         index: row.call_index,
-        approved: row.approved,
+        approved: row.approved ? 1 : 0,
         scope: row.scope,
         reason: row.reason,
         preview: row.preview,
@@ -1303,25 +1279,11 @@ export class SqliteJournal implements Journal {
 
   messages(session: string): MessageRecord[] {
     this.#foldForRead();
-    return (
-      this.#stmt.messages.all(session) as {
-        seq: number;
-        role: MessageRecord['role'];
-        batch_id: string | null;
-        call_id: string | null;
-        content: string;
-      }[]
-    ).map((r) => ({
-      seq: r.seq,
-      role: r.role,
-      ...(r.batch_id ? { batchId: r.batch_id } : {}),
-      ...(r.call_id ? { callId: r.call_id } : {}),
-      content: JSON.parse(r.content) as unknown,
-    }));
+    return (this.#stmt.messages.all(session) as MessageRow[]).map(messageRecord);
   }
 
   getReadRecord(session: string, file: string): ReadRecord | undefined {
-    const pending = this.#pendingReads.get(readKey(session, file));
+    const pending = this.#pendingReads.get(session, file);
     if (pending) return pending.record ?? undefined;
     // Another process's staged lines may hold a newer record than ours: all are folded first, the
     // newest winning (review M2); then ours, still staged, against the table: the newer one.
@@ -1341,26 +1303,15 @@ export class SqliteJournal implements Journal {
   }
 
   putReadRecord(session: string, file: string, record: ReadRecord): void {
-    this.#pendingReads.set(readKey(session, file), { session, path: file, record });
+    this.#pendingReads.put(session, file, record);
   }
 
   deleteReadRecord(session: string, file: string): void {
-    this.#pendingReads.set(readKey(session, file), { session, path: file, record: null, at: Date.now() });
+    this.#pendingReads.forget(session, file, Date.now());
   }
 
   todos(session: string): Todo[] {
-    const rows = this.#stmt.todos.all(session) as {
-      id: string;
-      task: string;
-      completed: number;
-      created_at: number;
-    }[];
-    return rows.map((r) => ({
-      id: r.id,
-      task: r.task,
-      completed: r.completed === 1,
-      createdAt: r.created_at,
-    }));
+    return (this.#stmt.todos.all(session) as TodoRow[]).map(todoFromRow);
   }
 
   prune(
@@ -1392,7 +1343,7 @@ export class SqliteJournal implements Journal {
     if (times.length === 0) return;
     this.#write(() => {
       for (const at of times) this.#stmt.noteRefusal.run(at);
-      this.#stmt.forgetRefusals.run(Date.now() - 24 * 60 * 60 * 1000);
+      this.#stmt.forgetRefusals.run(Date.now() - REFUSALS_KEPT_MS);
     });
   }
 
@@ -1510,15 +1461,7 @@ export class SqliteJournal implements Journal {
   addGrant(grant: Grant): void {
     this.#grants = undefined;
     const key = this.#keyToWrite('a grant');
-    const { prefix, covers } = grantColumns(grant);
-    const row = {
-      session_id: grant.scope === 'session' ? (grant.session ?? null) : null,
-      tool: grant.tool,
-      prefix,
-      covers,
-      scope: grant.scope,
-      created_at: grant.createdAt,
-    };
+    const row = newGrantRow(grant);
     this.#write(() =>
       this.#stmt.addGrant.run(
         row.session_id,
@@ -1628,17 +1571,7 @@ export class SqliteJournal implements Journal {
 
   recentBatches(limit: number): BatchSummary[] {
     this.#foldForRead();
-    return (this.#stmt.recent.all(limit) as (BatchRow & { calls: number; failed: number | null })[]).map(
-      (r) => ({
-        id: r.id,
-        session: r.session_id,
-        status: r.status,
-        createdAt: r.created_at,
-        ...(r.finished_at ? { finishedAt: r.finished_at } : {}),
-        calls: r.calls,
-        failed: r.failed ?? 0,
-      }),
-    );
+    return (this.#stmt.recent.all(limit) as SummaryRow[]).map(batchSummary);
   }
 
   incompleteBatches(): BatchRecord[] {
@@ -1653,27 +1586,21 @@ export class SqliteJournal implements Journal {
     worker?: string,
   ) {
     const now = Date.now();
-    const results: ToolResult[] = [];
+    let results: ToolResult[] = [];
     // One transaction: staged batches (any process's) folded first, so the session's messages keep
     // their order; then the batch checked, so a settle or discard by another process cannot land
     // between the check and the write.
     this.#commit(() => {
       const row = this.#stmt.batch.get(batchId) as BatchRow | undefined;
       const record = settleable(row ? this.#toRecord(row) : undefined, batchId, this.location, now, worker);
-      for (const call of record.calls) {
-        const outcome = decide(call);
-        if (!outcome) {
-          results.push(call.result as ToolResult);
-          continue;
-        }
+      results = settleCalls(record.calls, decide, (call, outcome, json) => {
         if (outcome.discard) {
-          this.#stmt.discard.run(JSON.stringify(outcome.result), outcome.status, now, batchId, call.index);
+          this.#stmt.discard.run(json, outcome.status, now, batchId, call.index);
         } else {
-          this.#stmt.setResult.run(outcome.status, JSON.stringify(outcome.result), now, batchId, call.index);
-          this.#message(record.session, 'tool', outcome.result, batchId, call.id);
+          this.#stmt.setResult.run(outcome.status, json, now, batchId, call.index);
+          this.#message(record.session, 'tool', outcome.result, batchId, call.id, json);
         }
-        results.push(outcome.result);
-      }
+      });
       this.#stmt.finishBatch.run(status, now, batchId);
     }, true);
     this.#sessionOf.delete(batchId);
