@@ -82,9 +82,9 @@ function scan(shell: ShellIdentity, skip: ReadonlySet<number>): number[] {
  * every process (however it detached) holding the shell's stdin, stdout or stderr, which could
  * read the next command sent to the shell or write into its output. Race-free: each round stops
  * (SIGSTOP) what it finds, so nothing forks while the next round looks again; when a round finds
- * nothing new, everything stopped is killed. Returns how many were killed.
+ * nothing new, everything stopped is killed. Returns the pids killed (see `untilDead`).
  */
-export function killLeftovers(shell: ShellIdentity): number {
+export function killLeftovers(shell: ShellIdentity): number[] {
   const stopped = new Set<number>();
   for (let round = 0; round < 100; round++) {
     const found = scan(shell, stopped);
@@ -105,5 +105,28 @@ export function killLeftovers(shell: ShellIdentity): number {
       // already gone
     }
   }
-  return stopped.size;
+  return [...stopped];
+}
+
+/** Whether the process can no longer run: gone, or dead and not yet reaped. */
+function dead(pid: number): boolean {
+  const state = statFields(String(pid))?.[0];
+  return state === undefined || state === 'Z' || state === 'X';
+}
+
+/**
+ * Resolves once every process is dead, or after `limitMs`. A signal is delivered asynchronously: a
+ * leftover preempted inside a write on a loaded machine finishes that write when it runs again,
+ * which could be after the shell already printed the next command's begin marker (its output
+ * would bleed into that command's). Linux gives no exit event for a process that is not our child
+ * (Node has no pidfd), so this looks again after growing pauses (1 ms, doubling, at most 50 ms);
+ * only when something was killed.
+ */
+export async function untilDead(pids: readonly number[], limitMs = 5000): Promise<void> {
+  let left = pids.filter((pid) => !dead(pid));
+  const deadline = Date.now() + limitMs;
+  for (let pause = 1; left.length > 0 && Date.now() < deadline; pause = Math.min(pause * 2, 50)) {
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    left = left.filter((pid) => !dead(pid));
+  }
 }

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { startTime } from '../../journal/process-identity.js';
 import { FrameReader } from './frame-reader.js';
-import { killLeftovers, type ShellIdentity, stdioLinks } from './kill-leftovers.js';
+import { killLeftovers, type ShellIdentity, stdioLinks, untilDead } from './kill-leftovers.js';
 import { killOnExit, signalGroup, stopGroup } from './process-group.js';
 
 /** How a session's shell is started: its argv and environment, in the directory given. */
@@ -388,8 +388,8 @@ export class SessionShell {
       await live.exited;
       return { code: null, signal: null, shellEnded: true, broken: true };
     }
-    // What the command left running is stopped before anything else is sent to the shell.
-    if (live.identity) killLeftovers(live.identity);
+    // What the command left running is stopped, and dead, before anything else is sent to the shell.
+    if (live.identity) await untilDead(killLeftovers(live.identity));
     return {
       code: outcome.code,
       signal: null,
