@@ -58,13 +58,22 @@ export class SyncPg {
   #port: MessagePort | undefined;
   #closed = false;
 
-  private constructor(url: string, timeoutMs: number) {
+  /** How long starting a connection (its worker thread, then the server's handshake) may take. */
+  readonly #connectTimeoutMs: number;
+
+  private constructor(url: string, timeoutMs: number, connectTimeoutMs: number) {
     this.#url = url;
     this.#timeoutMs = timeoutMs;
+    this.#connectTimeoutMs = connectTimeoutMs;
   }
 
-  static connect(url: string, timeoutMs = 30_000): SyncPg {
-    const pg = new SyncPg(url, timeoutMs);
+  /**
+   * `timeoutMs` bounds every request; `connectTimeoutMs` (default: the same) bounds making each
+   * connection, which also starts a worker thread: on a loaded machine that alone can outlast a
+   * request timeout chosen for a fast server.
+   */
+  static connect(url: string, timeoutMs = 30_000, connectTimeoutMs = timeoutMs): SyncPg {
+    const pg = new SyncPg(url, timeoutMs, connectTimeoutMs);
     try {
       pg.#open();
     } catch (error) {
@@ -114,7 +123,7 @@ export class SyncPg {
     );
     this.#worker = worker;
     this.#port = port1;
-    this.#send({ type: 'connect' });
+    this.#send({ type: 'connect' }, this.#connectTimeoutMs);
   }
 
   #drop(): void {
