@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Grant } from '../core/grant.js';
 import type { GovernanceMode } from '../core/tier.js';
@@ -49,7 +48,6 @@ import {
   type ModeRow,
   modeRecord,
   notStartable,
-  PENDING_APPROVALS_SQL,
   type PendingRow,
   pendingApproval,
   resumeSettlement,
@@ -57,12 +55,11 @@ import {
   settleable,
   takenOver,
 } from './journal-records.js';
-import { makeDirs } from './make-dirs.js';
-import { openSqlite } from './open-sqlite.js';
-import { ForeignStateError, prepareOwnDatabase, tightenOwnDatabase } from './own-state-files.js';
 import { thisProcess, workerGone } from './process-identity.js';
-import { migrate } from './schema.js';
-import { loadOrCreateSealKey, SEAL_KEY_FILE_DOC, sealKeyFile } from './seal-key.js';
+import { explainSqliteError } from './sqlite/explain-sqlite-error.js';
+import { openDatabase, prepareJournalFile } from './sqlite/open-database.js';
+import { defaultSealKey, Seals } from './sqlite/seals.js';
+import { prepareStatements, type Statements } from './sqlite/statements.js';
 import { StagingFiles, writerGone } from './staging-files.js';
 import {
   answerFields,
@@ -145,82 +142,8 @@ const WAL_MAX = 64 << 20;
 /** How far a staging file is folded, and how big it was when last looked at. */
 type StagedFileMark = { name: string; folded: number; seen: number };
 
-/** Turns SQLite's error codes into what a person can act on. */
-export function explainSqliteError(error: unknown, file: string): JournalError {
-  if (error instanceof JournalError) return error; // already says what is wrong (thrown inside a write)
-  const code = (error as { code?: string }).code ?? '';
-  const message = (error as Error).message;
-  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new JournalError(
-      `the journal ${file} is locked by another process (${message}); retry when it is free`,
-    );
-  }
-  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
-    return new JournalError(
-      `the journal ${file} is damaged or not a toolgate database (${message}); move it aside, or use --journal FILE or --no-journal`,
-    );
-  }
-  if (code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_PERM')) {
-    return new JournalError(
-      `the journal ${file} cannot be written (${message}); check the file and directory permissions, or use --journal FILE`,
-    );
-  }
-  if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
-    return new JournalError(
-      `the journal ${file} could not be written: the disk is full or failing (${message}); free space and retry`,
-    );
-  }
-  return new JournalError(`the journal ${file} failed: ${message}`);
-}
-
-/** This user's seal key, read (or made) once per process and key file. */
-const sealKeys = new Map<string, Buffer>();
-function defaultSealKey(): Buffer {
-  const file = sealKeyFile();
-  let key = sealKeys.get(file);
-  if (!key) {
-    key = loadOrCreateSealKey(file);
-    sealKeys.set(file, key);
-  }
-  return key;
-}
-
-/**
- * Switches a file to WAL. Several processes creating the journal at once can get SQLITE_BUSY here
- * without SQLite waiting its busy timeout (the switch needs an exclusive lock, and SQLite does not
- * wait where waiting could deadlock), so it is retried until the deadline; once one process has
- * switched it, the others find WAL already set.
- */
-function switchToWal(db: Database.Database, deadline: number): void {
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (let attempt = 1; ; attempt++) {
-    try {
-      if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
-      return;
-    } catch (error) {
-      const code = (error as { code?: string }).code ?? '';
-      if (!code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
-      Atomics.wait(pause, 0, 0, Math.min(5 * attempt, 50)); // opening is synchronous: a short blocking pause
-    }
-  }
-}
-
-/**
- * toolgate's journal has no triggers and no views. One found there was put in by someone else (a
- * journal committed to a repository, or planted by a command): a trigger could rewrite the calls
- * and results later runs record, or turn a running call back to planned so recovery runs it
- * again. Refused before anything is written (hostile review of issue #31).
- */
-function refuseForeignObjects(db: Database.Database, file: string): void {
-  const foreign = db
-    .prepare("SELECT type, name FROM sqlite_master WHERE type IN ('trigger', 'view') ORDER BY name")
-    .all() as { type: string; name: string }[];
-  if (foreign.length === 0) return;
-  const named = foreign.map((o) => `${o.type} ${JSON.stringify(o.name)}`).join(', ');
-  throw new JournalError(
-    `move ${file} aside (or use --journal FILE, or --no-journal): it holds ${named}, which toolgate never makes; someone else changed this journal, and its history cannot be trusted`,
-  );
-}
+// explainSqliteError (sqlite/explain-sqlite-error.ts): kept importable from here, where callers found it.
+export { explainSqliteError };
 
 /**
  * The SQLite journal: WAL with `synchronous = NORMAL` (a commit survives a process crash when it
@@ -233,7 +156,7 @@ export class SqliteJournal implements Journal {
   readonly file: string | undefined;
   readonly beginsRunning = true;
   readonly #db: Database.Database;
-  readonly #stmt: ReturnType<SqliteJournal['prepare']>;
+  readonly #stmt: Statements;
   readonly #owner = thisProcess();
   /** One transaction wrapper for every write (better-sqlite3 builds one per `transaction()` call). */
   readonly #transaction: Database.Transaction<(fn: () => unknown) => unknown>;
@@ -273,19 +196,19 @@ export class SqliteJournal implements Journal {
     uid: number | undefined,
     loadKey: () => Buffer,
   ) {
-    this.#loadKey = loadKey;
+    this.#seals = new Seals(loadKey);
     this.location = location;
     this.file = location === ':memory:' ? undefined : location;
     this.#db = db;
-    this.#stmt = this.prepare();
+    this.#stmt = prepareStatements(db);
     this.#transaction = db.transaction((fn: () => unknown) => fn());
     this.#wal = location === ':memory:' ? undefined : new WalSync(location);
     this.#files = location === ':memory:' ? undefined : StagingFiles.open(location, this.#owner, uid);
     this.#walIndex = location === ':memory:' ? undefined : new WalIndexHeader(location);
   }
 
-  /** Gives this user's seal key (state-seal.ts), on first need: a journal without grants never reads it. */
-  readonly #loadKey: () => Buffer;
+  /** This user's seal key (sqlite/seals.ts), read on first need: a journal without grants never reads it. */
+  readonly #seals: Seals;
 
   /**
    * `uid`: the user this process acts as, for whose staging folder it may write (default: its own).
@@ -295,37 +218,9 @@ export class SqliteJournal implements Journal {
     file: string,
     options: { busyTimeoutMs?: number; uid?: number; sealKey?: Buffer } = {},
   ): SqliteJournal {
-    let db: Database.Database | undefined;
-    if (file !== ':memory:') {
-      try {
-        makeDirs(path.dirname(file));
-        // The journal holds file contents the tools read (some from 0600 files): it and SQLite's
-        // side files are this user's and readable by them only, in a folder nobody else owns.
-        prepareOwnDatabase(file, 'the journal');
-      } catch (error) {
-        if (error instanceof ForeignStateError) throw new JournalError(error.message);
-        throw new JournalError(
-          `cannot create the journal ${file}: ${(error as Error).message}; use --journal FILE in a writable directory, or --no-journal`,
-        );
-      }
-    }
+    prepareJournalFile(file);
+    const db = openDatabase(file, options.busyTimeoutMs);
     try {
-      db = openSqlite(file);
-      db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-      // The schema's own SQL never calls functions with side effects (hostile review of issue #31).
-      db.pragma('trusted_schema = OFF');
-      refuseForeignObjects(db, file);
-      switchToWal(db, Date.now() + (options.busyTimeoutMs ?? 5000));
-      // Commits reach the WAL file (a process crash loses nothing); fsyncs are asked for by sync().
-      db.pragma('synchronous = NORMAL');
-      // Checkpoints (which fsync) are run off the reply's path, after enough commits (#commit).
-      db.pragma('wal_autocheckpoint = 0');
-      db.pragma('foreign_keys = ON');
-      migrate(db);
-      // Touch the file's header and schema now, so a damaged file fails here, before any batch.
-      db.prepare('SELECT count(*) FROM batches').get();
-      // toolgate's journal, as SQLite just read it: now closed to other users.
-      if (file !== ':memory:') tightenOwnDatabase(file);
       const given = options.sealKey;
       const journal = new SqliteJournal(
         file,
@@ -336,193 +231,10 @@ export class SqliteJournal implements Journal {
       journal.#foldForRead(); // batches a process staged before it died
       return journal;
     } catch (error) {
-      db?.close();
+      db.close();
       if (error instanceof JournalError) throw error;
       throw explainSqliteError(error, file);
     }
-  }
-
-  private prepare() {
-    const db = this.#db;
-    return {
-      ensureSession: db.prepare('INSERT OR IGNORE INTO sessions (id, created_at) VALUES (?, ?)'),
-      nextSeq: db.prepare('SELECT coalesce(max(seq), 0) + 1 AS seq FROM messages WHERE session_id = ?'),
-      insertMessage: db.prepare(
-        'INSERT INTO messages (session_id, seq, role, batch_id, call_id, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
-      insertBatch: db.prepare(
-        'INSERT INTO batches (id, session_id, status, assistant_text, created_at, owner, seal) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
-      insertCall: db.prepare(
-        "INSERT INTO calls (batch_id, call_index, call_id, name, arguments, status, decision) VALUES (?, ?, ?, ?, ?, 'planned', ?)",
-      ),
-      insertFinishedBatch: db.prepare(
-        "INSERT INTO batches (id, session_id, status, assistant_text, created_at, finished_at, owner) VALUES (?, ?, 'complete', ?, ?, ?, ?)",
-      ),
-      insertFinishedCall: db.prepare(
-        `INSERT INTO calls (batch_id, call_index, call_id, name, arguments, status, decision, result, started_at, finished_at)
-         VALUES (@batch, @index, @callId, @name, @args, @status, @decision, @result, @started, @finished)`,
-      ),
-      setDecision: db.prepare('UPDATE calls SET decision = ? WHERE batch_id = ? AND call_index = ?'),
-      setStatus: db.prepare('UPDATE calls SET status = ? WHERE batch_id = ? AND call_index = ?'),
-      setAwaiting: db.prepare(
-        "UPDATE calls SET status = 'awaiting_approval', approval = ? WHERE batch_id = ? AND call_index = ?",
-      ),
-      setBatchStatus: db.prepare('UPDATE batches SET status = ? WHERE id = ?'),
-      setAssistantText: db.prepare('UPDATE batches SET assistant_text = ? WHERE id = ?'),
-      // A call starts only from a state it can start from, in a batch nobody settled meanwhile.
-      setRunning: db.prepare(
-        `UPDATE calls SET status = 'running', started_at = ? WHERE batch_id = ? AND call_index = ?
-           AND status IN ('planned', 'approved', 'running')
-           AND EXISTS (SELECT 1 FROM batches WHERE id = calls.batch_id AND status IN ('open', 'awaiting_approval'))`,
-      ),
-      setResult: db.prepare(
-        'UPDATE calls SET status = ?, result = ?, finished_at = ? WHERE batch_id = ? AND call_index = ?',
-      ),
-      finishBatch: db.prepare(
-        'UPDATE batches SET status = ?, finished_at = ?, lease_expires = NULL WHERE id = ?',
-      ),
-      setLease: db.prepare('UPDATE batches SET lease_owner = ?, lease_expires = ? WHERE id = ?'),
-      renewLease: db.prepare(
-        `UPDATE batches SET lease_expires = ? WHERE id = ? AND lease_owner = ?
-           AND status IN ('open', 'awaiting_approval')`,
-      ),
-      setNotStarted: db.prepare(
-        `UPDATE calls SET status = 'planned', started_at = NULL WHERE batch_id = ? AND call_index = ? AND status = 'running'`,
-      ),
-      setRunningLeased: db.prepare(
-        `UPDATE calls SET status = 'running', started_at = @now WHERE batch_id = @batch AND call_index = @index
-           AND status IN ('planned', 'approved', 'running')
-           AND EXISTS (SELECT 1 FROM batches WHERE id = @batch AND lease_owner = @worker AND lease_expires >= @now
-                         AND status IN ('open', 'awaiting_approval'))`,
-      ),
-      completeBatch: db.prepare(
-        `UPDATE batches SET status = 'complete', finished_at = @now, lease_expires = NULL
-           WHERE id = @batch AND status IN ('open', 'awaiting_approval') AND (lease_owner IS NULL OR lease_owner = @worker)`,
-      ),
-      claimOne: db.prepare(
-        `UPDATE batches SET lease_owner = @worker, lease_expires = @until WHERE id = @id
-           AND status IN ('open', 'awaiting_approval')
-           AND (lease_expires IS NULL OR lease_expires < @now OR lease_owner = @worker
-                OR lease_owner IN (SELECT value FROM json_each(@gone)))`,
-      ),
-      // Workers holding a lease that has not run out, to find those known gone (issue #31 §3).
-      liveLeaseWorkers: db
-        .prepare(
-          `SELECT DISTINCT lease_owner FROM batches WHERE status IN ('open', 'awaiting_approval')
-           AND lease_expires >= ? AND lease_owner IS NOT NULL`,
-        )
-        .pluck(),
-      pendingApprovals: db.prepare(PENDING_APPROVALS_SQL),
-      answerApproval: db.prepare(
-        `INSERT INTO approval_answers (batch_id, call_index, approved, scope, reason, preview, answered_by, answered_at, seal)
-         SELECT @batch, @index, @approved, @scope, @reason, @preview, @by, @at, @seal
-         WHERE EXISTS (SELECT 1 FROM calls c JOIN batches b ON b.id = c.batch_id
-                       WHERE c.batch_id = @batch AND c.call_index = @index
-                         AND c.status = 'awaiting_approval' AND b.status = 'awaiting_approval')
-         ON CONFLICT (batch_id, call_index) DO NOTHING`,
-      ),
-      approvalAnswers: db.prepare('SELECT * FROM approval_answers WHERE batch_id = ? ORDER BY call_index'),
-      answerOf: db.prepare('SELECT * FROM approval_answers WHERE batch_id = ? AND call_index = ?'),
-      dropAnswer: db.prepare('DELETE FROM approval_answers WHERE batch_id = ? AND call_index = ?'),
-      pruneAnswers: db.prepare('DELETE FROM approval_answers WHERE batch_id NOT IN (SELECT id FROM batches)'),
-      expiredLease: db.prepare(
-        `SELECT id, session_id, created_at, seal FROM batches WHERE status IN ('open', 'awaiting_approval')
-           AND lease_expires IS NOT NULL
-           AND (lease_expires < @now OR lease_owner IN (SELECT value FROM json_each(@gone)))
-           ORDER BY created_at, rowid`,
-      ),
-      batch: db.prepare('SELECT * FROM batches WHERE id = ?'),
-      // substr, not LIKE: an id may hold '%' or '_' (ids come from callers).
-      batchIdsStartingWith: db.prepare(
-        // The range lets the primary key index find the prefix without reading every batch.
-        `SELECT id FROM batches WHERE id >= @prefix AND id < @prefix || char(1114111)
-           AND substr(id, 1, length(@prefix)) = @prefix ORDER BY created_at DESC LIMIT @limit`,
-      ),
-      calls: db.prepare('SELECT * FROM calls WHERE batch_id = ? ORDER BY call_index'),
-      recent: db.prepare(
-        `SELECT b.*, count(c.call_index) AS calls,
-                sum(CASE WHEN json_extract(c.result, '$.ok') = 0 THEN 1 ELSE 0 END) AS failed
-         FROM (SELECT rowid AS row, * FROM batches ORDER BY rowid DESC LIMIT ?) b
-         LEFT JOIN calls c ON c.batch_id = b.id
-         GROUP BY b.id ORDER BY b.created_at DESC, b.row DESC`,
-      ),
-      incomplete: db.prepare(
-        "SELECT * FROM batches WHERE status IN ('open', 'awaiting_approval') ORDER BY created_at, rowid",
-      ),
-      messages: db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY seq'),
-      getRead: db.prepare('SELECT sha256, read_at FROM read_cache WHERE session_id = ? AND path = ?'),
-      putRead: db.prepare(
-        // The newest read wins, whichever process's fold writes it last (review M2).
-        'INSERT INTO read_cache (session_id, path, sha256, read_at) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, path) DO UPDATE SET sha256 = excluded.sha256, read_at = excluded.read_at WHERE excluded.read_at >= read_cache.read_at',
-      ),
-      listGrants: db.prepare(
-        "SELECT id, tool, prefix, covers, scope, session_id, created_at, seal FROM grants WHERE scope = 'project' OR session_id = ? ORDER BY id",
-      ),
-      allGrants: db.prepare(
-        'SELECT id, tool, prefix, covers, scope, session_id, created_at, seal FROM grants ORDER BY id',
-      ),
-      addGrant: db.prepare(
-        'INSERT INTO grants (session_id, tool, prefix, covers, scope, created_at, seal) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
-      revokeGrant: db.prepare('DELETE FROM grants WHERE id = ?'),
-      revokeAllGrants: db.prepare('DELETE FROM grants'),
-      revokeSessionGrants: db.prepare("DELETE FROM grants WHERE scope = 'session' AND session_id = ?"),
-      dataVersion: db.prepare('PRAGMA data_version').pluck(),
-      stage: db.prepare('INSERT INTO staged_batches (body) VALUES (?)'),
-      batchExists: db.prepare('SELECT 1 FROM batches WHERE id = ?').pluck(),
-      stagedFiles: db.prepare('SELECT name, folded, seen FROM staged_files'),
-      setStagedFile: db.prepare(
-        'INSERT INTO staged_files (name, folded, seen) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET folded = excluded.folded, seen = excluded.seen',
-      ),
-      forgetStagedFile: db.prepare('DELETE FROM staged_files WHERE name = ?'),
-      stagedBatches: db.prepare('SELECT seq, body FROM staged_batches ORDER BY seq'),
-      clearStaged: db.prepare('DELETE FROM staged_batches WHERE seq <= ?'),
-      countStaged: db.prepare('SELECT count(*) FROM staged_batches').pluck(),
-      deleteStaged: db.prepare('DELETE FROM staged_batches WHERE seq = ?'),
-      stagedBody: db.prepare('SELECT body FROM staged_batches WHERE seq = ?'),
-      todos: db.prepare(
-        'SELECT id, task, completed, created_at FROM todos WHERE session_id = ? ORDER BY position',
-      ),
-      clearTodos: db.prepare('DELETE FROM todos WHERE session_id = ?'),
-      // Retention: complete batches older than a time, with their calls and conversation messages;
-      // never an open batch or one waiting for approval.
-      prunable: db.prepare(
-        "SELECT id FROM batches WHERE created_at < ? AND status NOT IN ('open', 'awaiting_approval') ORDER BY rowid LIMIT ?",
-      ),
-      // The oldest complete batch, found from the start of the table (rowids grow with time): when
-      // it is younger than the cut there is nothing to prune, and no need to read every batch.
-      oldestComplete: db
-        .prepare(
-          "SELECT created_at FROM batches WHERE status NOT IN ('open', 'awaiting_approval') ORDER BY rowid LIMIT 1",
-        )
-        .pluck(),
-      pruneCalls: db.prepare('DELETE FROM calls WHERE batch_id = ?'),
-      pruneBatch: db.prepare('DELETE FROM batches WHERE id = ?'),
-      pruneMessages: db.prepare(
-        `DELETE FROM messages WHERE created_at < ? AND (batch_id IS NULL OR batch_id NOT IN
-           (SELECT id FROM batches WHERE status IN ('open', 'awaiting_approval')))`,
-      ),
-      exportCalls: db.prepare(
-        `SELECT b.id AS batch_id, b.session_id, b.status AS batch_status, b.created_at AS batch_created_at, c.*
-         FROM batches b JOIN calls c ON c.batch_id = b.id
-         WHERE b.created_at >= ? ORDER BY b.created_at, b.rowid, c.call_index`,
-      ),
-      noteRefusal: db.prepare('INSERT INTO refusals (at) VALUES (?)'),
-      forgetRefusals: db.prepare('DELETE FROM refusals WHERE at < ?'),
-      refusalsSince: db.prepare('SELECT count(*) FROM refusals WHERE at >= ?').pluck(),
-      modesNewestFirst: db.prepare('SELECT * FROM governance_modes ORDER BY seq DESC'),
-      putMode: db.prepare(
-        'INSERT INTO governance_modes (mode, reason, actor, created_at, seal) VALUES (?, ?, ?, ?, ?) RETURNING *',
-      ),
-      putTodo: db.prepare(
-        'INSERT INTO todos (session_id, position, id, task, completed, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      countSince: db.prepare('SELECT count(*) AS n FROM calls WHERE name = ? AND started_at >= ?'),
-      discard: db.prepare(
-        'UPDATE calls SET discarded_result = result, result = ?, status = ?, finished_at = coalesce(finished_at, ?) WHERE batch_id = ? AND call_index = ?',
-      ),
-    };
   }
 
   /** Read-cache changes waiting for the next commit (pending-reads.ts). */
@@ -1023,7 +735,16 @@ export class SqliteJournal implements Journal {
     const text = options.assistantText ?? null;
     if (streamed) this.#stmt.setAssistantText.run(text, id);
     else if (finished) this.#stmt.insertFinishedBatch.run(id, session, text, now, now, owner);
-    else this.#stmt.insertBatch.run(id, session, 'open', text, now, owner, this.#batchSeal(id, session, now));
+    else
+      this.#stmt.insertBatch.run(
+        id,
+        session,
+        'open',
+        text,
+        now,
+        owner,
+        this.#seals.batchSeal(id, session, now),
+      );
     if (options.lease && !finished)
       this.#stmt.setLease.run(options.lease.worker, now + options.lease.ttlMs, id);
     const running = finished ? undefined : options.running;
@@ -1092,7 +813,7 @@ export class SqliteJournal implements Journal {
           null,
           now,
           this.#owner,
-          this.#batchSeal(batchId, session, now),
+          this.#seals.batchSeal(batchId, session, now),
         );
         // Held while the model is still writing the rest: no one takes over a batch still streaming.
         if (lease) this.#stmt.setLease.run(lease.worker, now + lease.ttlMs, batchId);
@@ -1147,7 +868,7 @@ export class SqliteJournal implements Journal {
   }
 
   answerApproval(answer: Omit<ApprovalAnswer, 'at'>): boolean {
-    const key = this.#keyToWrite('an approval answer');
+    const key = this.#seals.keyToWrite('an approval answer');
     const row = answerRow(answer, Date.now());
     const changes = this.#write(() => {
       // An answer this user's toolgate did not write (planted with the journal) holds nobody's
@@ -1174,7 +895,7 @@ export class SqliteJournal implements Journal {
 
   /** Only answers this user's toolgate recorded here (sealed): a planted one answers nothing. */
   approvalAnswers(batchId: string): ApprovalAnswer[] {
-    const key = this.#keyToRead();
+    const key = this.#seals.keyToRead();
     return (this.#stmt.approvalAnswers.all(batchId) as (AnswerRow & { seal: string | null })[])
       .filter((r) => sealValid(key, 'answer', answerFields(r), r.seal))
       .map(approvalAnswer);
@@ -1221,7 +942,7 @@ export class SqliteJournal implements Journal {
       }
       // A worker takes over on its own only batches this user's toolgate journaled here (sealed):
       // one planted in the journal (a committed .toolgate/journal.db) waits for a person to name it.
-      const key = this.#keyToRead();
+      const key = this.#seals.keyToRead();
       let found: string | undefined;
       for (const r of this.#stmt.expiredLease.iterate({ now, gone }) as IterableIterator<BatchSealRow>) {
         if (!sealValid(key, 'batch', batchFields(r), r.seal)) continue;
@@ -1401,7 +1122,7 @@ export class SqliteJournal implements Journal {
   }
 
   recordMode(mode: GovernanceMode, reason: string, actor: string): ModeRecord {
-    const key = this.#keyToWrite('a governance mode');
+    const key = this.#seals.keyToWrite('a governance mode');
     const at = Date.now();
     const mac = seal(key, 'mode', modeFields({ mode, reason, actor, created_at: at }));
     const row = this.#write(() => this.#stmt.putMode.get(mode, reason, actor, at, mac) as ModeRow);
@@ -1415,7 +1136,7 @@ export class SqliteJournal implements Journal {
   }
 
   #sealedModes(limit: number): ModeRow[] {
-    const key = this.#keyToRead();
+    const key = this.#seals.keyToRead();
     const out: ModeRow[] = [];
     if (!key || limit <= 0) return out;
     for (const r of this.#stmt.modesNewestFirst.iterate() as IterableIterator<
@@ -1452,7 +1173,7 @@ export class SqliteJournal implements Journal {
 
   /** Only grants this user's toolgate made here (sealed): a planted or copied row allows nothing. */
   #readGrants(session: string): Grant[] {
-    const key = this.#keyToRead();
+    const key = this.#seals.keyToRead();
     return (this.#stmt.listGrants.all(session) as GrantRow[])
       .filter((r) => sealValid(key, 'grant', grantFields(r), r.seal))
       .map(grantFromRow);
@@ -1460,7 +1181,7 @@ export class SqliteJournal implements Journal {
 
   addGrant(grant: Grant): void {
     this.#grants = undefined;
-    const key = this.#keyToWrite('a grant');
+    const key = this.#seals.keyToWrite('a grant');
     const row = newGrantRow(grant);
     this.#write(() =>
       this.#stmt.addGrant.run(
@@ -1477,42 +1198,10 @@ export class SqliteJournal implements Journal {
 
   /** Every grant row, those not made by this user here marked (they allow nothing; `grants list`). */
   allGrants(): Grant[] {
-    const key = this.#keyToRead();
+    const key = this.#seals.keyToRead();
     return (this.#stmt.allGrants.all() as GrantRow[]).map((r) =>
       sealValid(key, 'grant', grantFields(r), r.seal) ? grantFromRow(r) : foreignGrantFromRow(r),
     );
-  }
-
-  /** A batch's seal (null without a key: it is then never taken over by a worker on its own). */
-  #batchSeal(id: string, session: string, createdAt: number): string | null {
-    const key = this.#keyToRead();
-    return key ? seal(key, 'batch', batchFields({ id, session_id: session, created_at: createdAt })) : null;
-  }
-
-  /** This user's seal key, or undefined when it cannot be had (then nothing sealed verifies). */
-  #keyToRead(): Buffer | undefined {
-    try {
-      return this.#sealKey();
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** This user's seal key for a row being written; without one nothing is written (fail closed). */
-  #keyToWrite(what: string): Buffer {
-    try {
-      return this.#sealKey();
-    } catch (error) {
-      throw new JournalError(
-        `${(error as Error).message} (toolgate seals ${what} with this user's key, ${SEAL_KEY_FILE_DOC}, so that a journal from elsewhere cannot bring its own)`,
-      );
-    }
-  }
-
-  #key: Buffer | undefined;
-  #sealKey(): Buffer {
-    this.#key ??= this.#loadKey();
-    return this.#key;
   }
 
   revokeGrant(id: number): boolean {
