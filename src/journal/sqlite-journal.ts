@@ -7,16 +7,10 @@ import type { ToolResult } from '../core/tool-result.js';
 import { pendingFileSyncs } from '../sandbox/pending-syncs.js';
 import type { ReadRecord } from '../tools/fs/read-cache.js';
 import type { Todo } from '../tools/todos/todo-store.js';
-import { answerRow } from './common/answer-row.js';
 import { assistantMessage } from './common/assistant-message.js';
 import { batchSummary, type SummaryRow } from './common/batch-summary.js';
-import { type MessageRow, messageRecord } from './common/message-rows.js';
-import { newGrantRow } from './common/new-grant-row.js';
 import { type PendingRead, PendingReads } from './common/pending-reads.js';
-import { REFUSALS_KEPT_MS } from './common/refusals-kept.js';
 import { settleCalls } from './common/settle-calls.js';
-import { type TodoRow, todoFromRow } from './common/todo-rows.js';
-import { foreignGrantFromRow, type GrantRow, grantFromRow } from './grant-rows.js';
 import {
   type ApprovalAnswer,
   type BatchRecord,
@@ -34,42 +28,34 @@ import {
   type PlanEntry,
 } from './journal.js';
 import {
-  type AnswerRow,
-  approvalAnswer,
   type BatchRow,
   batchRecord,
   type CallRow,
   callRecord,
   decisionJson,
   discardSettlement,
-  type ExportRow,
-  exportedCall,
   leaseLost,
-  type ModeRow,
-  modeRecord,
   notStartable,
-  type PendingRow,
-  pendingApproval,
   resumeSettlement,
   type Settlement,
   settleable,
   takenOver,
 } from './journal-records.js';
 import { thisProcess, workerGone } from './process-identity.js';
+import { SqliteApprovals } from './sqlite/approvals.js';
+import { SqliteConversation } from './sqlite/conversation.js';
+import { DataVersion } from './sqlite/data-version.js';
 import { explainSqliteError } from './sqlite/explain-sqlite-error.js';
+import { SqliteGovernance } from './sqlite/governance.js';
+import { SqliteGrants } from './sqlite/grants.js';
 import { openDatabase, prepareJournalFile } from './sqlite/open-database.js';
+import { SqliteRetention } from './sqlite/retention.js';
 import { defaultSealKey, Seals } from './sqlite/seals.js';
+import type { SqliteContext } from './sqlite/sqlite-context.js';
 import { prepareStatements, type Statements } from './sqlite/statements.js';
+import { SqliteTodos } from './sqlite/todos.js';
 import { StagingFiles, writerGone } from './staging-files.js';
-import {
-  answerFields,
-  type BatchSealRow,
-  batchFields,
-  grantFields,
-  modeFields,
-  seal,
-  sealValid,
-} from './state-seal.js';
+import { type BatchSealRow, batchFields, sealValid } from './state-seal.js';
 import { WalIndexHeader } from './wal-index-header.js';
 import { WalSync } from './wal-sync.js';
 
@@ -169,7 +155,6 @@ export class SqliteJournal implements Journal {
    * loop, most of them read-only and so never an open batch, and a flush must not stop them.
    */
   #concurrent = false;
-  #rateIndexReady = false;
   /** Batches this process staged and has not folded yet (see recordFinishedBatch). */
   #staged = 0;
   /** How much of it, in bytes (what this process holds in memory until it folds). */
@@ -205,6 +190,50 @@ export class SqliteJournal implements Journal {
     this.#wal = location === ':memory:' ? undefined : new WalSync(location);
     this.#files = location === ':memory:' ? undefined : StagingFiles.open(location, this.#owner, uid);
     this.#walIndex = location === ':memory:' ? undefined : new WalIndexHeader(location);
+    const ctx = this.#context();
+    this.#version = new DataVersion(this.#stmt, this.#walIndex);
+    this.#approvals = new SqliteApprovals(ctx);
+    this.#conversation = new SqliteConversation(ctx);
+    this.#todos = new SqliteTodos(ctx);
+    const self = this;
+    this.#governance = new SqliteGovernance(ctx, this.#version, {
+      get unreadable() {
+        return self.#stuck.size;
+      },
+    });
+    this.#grants = new SqliteGrants(ctx, this.#version);
+    this.#retention = new SqliteRetention(ctx);
+  }
+
+  readonly #version: DataVersion;
+  readonly #approvals: SqliteApprovals;
+  readonly #conversation: SqliteConversation;
+  readonly #todos: SqliteTodos;
+  readonly #governance: SqliteGovernance;
+  readonly #grants: SqliteGrants;
+  readonly #retention: SqliteRetention;
+
+  /** What the parts moved out so far work through (sqlite/sqlite-context.ts). */
+  #context(): SqliteContext {
+    const self = this;
+    return {
+      location: this.location,
+      db: this.#db,
+      stmt: this.#stmt,
+      owner: this.#owner,
+      sessionOf: this.#sessionOf,
+      seals: this.#seals,
+      pendingReads: this.#pendingReads,
+      get closed() {
+        return self.#closed;
+      },
+      write: (fn) => this.#write(fn),
+      commit: (fn, fold) => this.#commit(fn, fold),
+      foldForRead: (strict) => this.#foldForRead(strict),
+      message: (session, role, content, batchId, callId, json) =>
+        this.#message(session, role, content, batchId, callId, json),
+      forgetSeqs: () => this.#nextSeq.clear(),
+    };
   }
 
   /** This user's seal key (sqlite/seals.ts), read on first need: a journal without grants never reads it. */
@@ -863,58 +892,6 @@ export class SqliteJournal implements Journal {
     this.#write(() => this.#stmt.setNotStarted.run(batchId, index));
   }
 
-  pendingApprovals(): PendingApproval[] {
-    return (this.#stmt.pendingApprovals.all() as PendingRow[]).map(pendingApproval);
-  }
-
-  answerApproval(answer: Omit<ApprovalAnswer, 'at'>): boolean {
-    const key = this.#seals.keyToWrite('an approval answer');
-    const row = answerRow(answer, Date.now());
-    const changes = this.#write(() => {
-      // An answer this user's toolgate did not write (planted with the journal) holds nobody's
-      // place: it is dropped, so the person's own answer is the one recorded.
-      const old = this.#stmt.answerOf.get(row.batch_id, row.call_index) as
-        | (AnswerRow & { seal: string | null })
-        | undefined;
-      if (old && !sealValid(key, 'answer', answerFields(old), old.seal))
-        this.#stmt.dropAnswer.run(row.batch_id, row.call_index);
-      return this.#stmt.answerApproval.run({
-        batch: row.batch_id,
-        index: row.call_index,
-        approved: row.approved ? 1 : 0,
-        scope: row.scope,
-        reason: row.reason,
-        preview: row.preview,
-        by: row.answered_by,
-        at: row.answered_at,
-        seal: seal(key, 'answer', answerFields(row)),
-      }).changes;
-    });
-    return changes > 0;
-  }
-
-  /** Only answers this user's toolgate recorded here (sealed): a planted one answers nothing. */
-  approvalAnswers(batchId: string): ApprovalAnswer[] {
-    const key = this.#seals.keyToRead();
-    return (this.#stmt.approvalAnswers.all(batchId) as (AnswerRow & { seal: string | null })[])
-      .filter((r) => sealValid(key, 'answer', answerFields(r), r.seal))
-      .map(approvalAnswer);
-  }
-
-  /** SQLite has no notifications: the caller looks again after `waitMs` (and backs off). */
-  approvalsChanged(signal: AbortSignal, waitMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, waitMs);
-      signal.addEventListener('abort', done, { once: true });
-    });
-  }
-
   renewLease(batchId: string, lease: Lease): boolean {
     const now = Date.now();
     return this.#write(() => this.#stmt.renewLease.run(now + lease.ttlMs, batchId, lease.worker).changes) > 0;
@@ -991,18 +968,6 @@ export class SqliteJournal implements Journal {
     this.#stmt.completeBatch.run({ now: Date.now(), batch: batchId, worker: lease?.worker ?? null });
   }
 
-  appendMessage(session: string, role: MessageRecord['role'], content: unknown): void {
-    this.#write(() => {
-      this.#stmt.ensureSession.run(session, Date.now());
-      this.#message(session, role, content, null, null);
-    });
-  }
-
-  messages(session: string): MessageRecord[] {
-    this.#foldForRead();
-    return (this.#stmt.messages.all(session) as MessageRow[]).map(messageRecord);
-  }
-
   getReadRecord(session: string, file: string): ReadRecord | undefined {
     const pending = this.#pendingReads.get(session, file);
     if (pending) return pending.record ?? undefined;
@@ -1029,217 +994,6 @@ export class SqliteJournal implements Journal {
 
   deleteReadRecord(session: string, file: string): void {
     this.#pendingReads.forget(session, file, Date.now());
-  }
-
-  todos(session: string): Todo[] {
-    return (this.#stmt.todos.all(session) as TodoRow[]).map(todoFromRow);
-  }
-
-  prune(
-    before: number,
-    maxBatches = Number.MAX_SAFE_INTEGER,
-  ): { batches: number; calls: number; messages: number } {
-    this.#foldForRead();
-    const oldest = this.#stmt.oldestComplete.get() as number | undefined;
-    if (oldest === undefined || oldest >= before) return { batches: 0, calls: 0, messages: 0 };
-    return this.#write(() => {
-      let batches = 0;
-      let calls = 0;
-      for (const { id } of this.#stmt.prunable.all(before, maxBatches) as { id: string }[]) {
-        calls += this.#stmt.pruneCalls.run(id).changes;
-        batches += this.#stmt.pruneBatch.run(id).changes;
-      }
-      const messages = this.#stmt.pruneMessages.run(before).changes;
-      this.#stmt.pruneAnswers.run();
-      return { batches, calls, messages };
-    });
-  }
-
-  *exportCalls(since: number): Generator<ExportedCall> {
-    this.#foldForRead();
-    for (const row of this.#stmt.exportCalls.iterate(since) as Iterable<ExportRow>) yield exportedCall(row);
-  }
-
-  noteRefusals(times: readonly number[]): void {
-    if (times.length === 0) return;
-    this.#write(() => {
-      for (const at of times) this.#stmt.noteRefusal.run(at);
-      this.#stmt.forgetRefusals.run(Date.now() - REFUSALS_KEPT_MS);
-    });
-  }
-
-  refusalsSince(since: number): number {
-    return this.#stmt.refusalsSince.get(since) as number;
-  }
-
-  atOneMoment<T>(fn: () => T): T {
-    if (this.#moment) return fn();
-    this.#moment = {};
-    try {
-      return fn();
-    } finally {
-      this.#moment = undefined;
-    }
-  }
-
-  /** Inside atOneMoment: the data_version read first (others' commits after it are after the moment). */
-  #moment: { version?: number } | undefined;
-
-  /** Moves when another connection commits (not for this one's own commits). */
-  #dataVersion(): number {
-    const moment = this.#moment;
-    if (moment?.version !== undefined) return moment.version;
-    const version = this.#freshDataVersion();
-    if (moment) moment.version = version;
-    return version;
-  }
-
-  /** The last data_version asked for, with the WAL-index header as it was just before asking. */
-  #lastAsked: { header: Buffer; version: number } | undefined;
-
-  /**
-   * data_version now. Where the WAL-index header has not changed by a byte since it was read just
-   * before the last query, nobody has committed since, and that query's answer stands (one pread;
-   * see wal-index-header.ts). Otherwise SQLite is asked.
-   */
-  #freshDataVersion(): number {
-    const last = this.#lastAsked;
-    if (last && this.#walIndex?.unchangedSince(last.header)) return last.version;
-    const header = this.#walIndex?.read(); // before the query: a commit in between shows as a change
-    const version = this.#stmt.dataVersion.get() as number;
-    this.#lastAsked = header ? { header, version } : undefined;
-    return version;
-  }
-
-  governanceMode(): ModeRecord | undefined {
-    // Asked before every batch: read again only when the file changed (as for grants).
-    const version = this.#dataVersion();
-    if (this.#mode && this.#mode.version === version) return this.#mode.record;
-    const row = this.#sealedModes(1)[0];
-    const record = row ? modeRecord(row) : undefined;
-    this.#mode = { version, record };
-    return record;
-  }
-
-  recordMode(mode: GovernanceMode, reason: string, actor: string): ModeRecord {
-    const key = this.#seals.keyToWrite('a governance mode');
-    const at = Date.now();
-    const mac = seal(key, 'mode', modeFields({ mode, reason, actor, created_at: at }));
-    const row = this.#write(() => this.#stmt.putMode.get(mode, reason, actor, at, mac) as ModeRow);
-    this.#mode = undefined;
-    return modeRecord(row);
-  }
-
-  /** Mode changes this user's toolgate recorded here, newest first: a planted one changes nothing. */
-  modeHistory(limit: number): ModeRecord[] {
-    return this.#sealedModes(limit).map(modeRecord);
-  }
-
-  #sealedModes(limit: number): ModeRow[] {
-    const key = this.#seals.keyToRead();
-    const out: ModeRow[] = [];
-    if (!key || limit <= 0) return out;
-    for (const r of this.#stmt.modesNewestFirst.iterate() as IterableIterator<
-      ModeRow & { seal: string | null }
-    >) {
-      if (!sealValid(key, 'mode', modeFields(r), r.seal)) continue;
-      out.push(r);
-      if (out.length >= limit) break;
-    }
-    return out;
-  }
-
-  saveTodos(session: string, todos: readonly Todo[]): void {
-    this.#write(() => {
-      this.#stmt.clearTodos.run(session);
-      for (const [i, t] of todos.entries())
-        this.#stmt.putTodo.run(session, i, t.id, t.task, t.completed ? 1 : 0, t.createdAt);
-    });
-  }
-
-  listGrants(session: string): Grant[] {
-    // Asked for every batch: read again only when the file changed (data_version moves when another
-    // connection commits; this one's own grants clear the cache in addGrant).
-    const version = this.#dataVersion();
-    const cached = this.#grants;
-    if (cached && cached.version === version && cached.session === session) return [...cached.list];
-    const list = this.#readGrants(session);
-    this.#grants = { version, session, list };
-    return [...list];
-  }
-
-  #grants: { version: number; session: string; list: Grant[] } | undefined;
-  #mode: { version: number; record: ModeRecord | undefined } | undefined;
-
-  /** Only grants this user's toolgate made here (sealed): a planted or copied row allows nothing. */
-  #readGrants(session: string): Grant[] {
-    const key = this.#seals.keyToRead();
-    return (this.#stmt.listGrants.all(session) as GrantRow[])
-      .filter((r) => sealValid(key, 'grant', grantFields(r), r.seal))
-      .map(grantFromRow);
-  }
-
-  addGrant(grant: Grant): void {
-    this.#grants = undefined;
-    const key = this.#seals.keyToWrite('a grant');
-    const row = newGrantRow(grant);
-    this.#write(() =>
-      this.#stmt.addGrant.run(
-        row.session_id,
-        row.tool,
-        row.prefix,
-        row.covers,
-        row.scope,
-        row.created_at,
-        seal(key, 'grant', grantFields(row)),
-      ),
-    );
-  }
-
-  /** Every grant row, those not made by this user here marked (they allow nothing; `grants list`). */
-  allGrants(): Grant[] {
-    const key = this.#seals.keyToRead();
-    return (this.#stmt.allGrants.all() as GrantRow[]).map((r) =>
-      sealValid(key, 'grant', grantFields(r), r.seal) ? grantFromRow(r) : foreignGrantFromRow(r),
-    );
-  }
-
-  revokeGrant(id: number): boolean {
-    this.#grants = undefined; // this connection's next plan reads them again
-    return this.#write(() => this.#stmt.revokeGrant.run(id).changes) > 0;
-  }
-
-  revokeGrants(session?: string): number {
-    this.#grants = undefined;
-    return this.#write(() =>
-      session === undefined
-        ? this.#stmt.revokeAllGrants.run().changes
-        : this.#stmt.revokeSessionGrants.run(session).changes,
-    );
-  }
-
-  countCallsSince(tool: string, since: number): number {
-    // A count without staged calls would let a limited tool run too often: a fold that fails here
-    // fails the count (the planner then refuses the call), never reads around them.
-    this.#foldForRead(true);
-    // Calls the journal holds but cannot read cannot be counted: a limit is then not known to hold.
-    if (this.#stuck.size > 0)
-      throw new JournalError(
-        `the journal ${this.location} holds ${this.#stuck.size} staged batch(es) it cannot read, so calls cannot be counted; see them with \`toolgate journal list\`, then remove them with \`toolgate journal repair\``,
-      );
-    this.#ensureRateIndex();
-    return (this.#stmt.countSince.get(tool, since) as { n: number }).n;
-  }
-
-  /** Made on first use (see schema.ts); where it cannot be (a busy or read-only file) counting scans. */
-  #ensureRateIndex(): void {
-    if (this.#rateIndexReady) return;
-    try {
-      this.#db.exec('CREATE INDEX IF NOT EXISTS calls_name_started ON calls(name, started_at)');
-      this.#rateIndexReady = true;
-    } catch {
-      // Counted without the index this time; tried again on the next count.
-    }
   }
 
   #toRecord(row: BatchRow): BatchRecord {
@@ -1302,6 +1056,110 @@ export class SqliteJournal implements Journal {
 
   discardBatch(batchId: string, worker?: string): ToolResult[] {
     return this.#settle(batchId, 'discarded', discardSettlement, worker);
+  }
+
+  // The approval queue (sqlite/approvals.ts).
+
+  pendingApprovals(): PendingApproval[] {
+    return this.#approvals.pendingApprovals();
+  }
+
+  answerApproval(answer: Omit<ApprovalAnswer, 'at'>): boolean {
+    return this.#approvals.answerApproval(answer);
+  }
+
+  /** Only answers this user's toolgate recorded here (sealed): a planted one answers nothing. */
+  approvalAnswers(batchId: string): ApprovalAnswer[] {
+    return this.#approvals.approvalAnswers(batchId);
+  }
+
+  /** SQLite has no notifications: the caller looks again after `waitMs` (and backs off). */
+  approvalsChanged(signal: AbortSignal, waitMs: number): Promise<void> {
+    return this.#approvals.approvalsChanged(signal, waitMs);
+  }
+
+  // The conversation (sqlite/conversation.ts).
+
+  appendMessage(session: string, role: MessageRecord['role'], content: unknown): void {
+    this.#conversation.appendMessage(session, role, content);
+  }
+
+  messages(session: string): MessageRecord[] {
+    return this.#conversation.messages(session);
+  }
+
+  // Todo lists (sqlite/todos.ts).
+
+  todos(session: string): Todo[] {
+    return this.#todos.todos(session);
+  }
+
+  saveTodos(session: string, todos: readonly Todo[]): void {
+    this.#todos.saveTodos(session, todos);
+  }
+
+  atOneMoment<T>(fn: () => T): T {
+    return this.#version.atOneMoment(fn);
+  }
+
+  // Governance (sqlite/governance.ts).
+
+  noteRefusals(times: readonly number[]): void {
+    this.#governance.noteRefusals(times);
+  }
+
+  refusalsSince(since: number): number {
+    return this.#governance.refusalsSince(since);
+  }
+
+  governanceMode(): ModeRecord | undefined {
+    return this.#governance.governanceMode();
+  }
+
+  recordMode(mode: GovernanceMode, reason: string, actor: string): ModeRecord {
+    return this.#governance.recordMode(mode, reason, actor);
+  }
+
+  /** Mode changes this user's toolgate recorded here, newest first: a planted one changes nothing. */
+  modeHistory(limit: number): ModeRecord[] {
+    return this.#governance.modeHistory(limit);
+  }
+
+  countCallsSince(tool: string, since: number): number {
+    return this.#governance.countCallsSince(tool, since);
+  }
+
+  // Grants (sqlite/grants.ts).
+
+  listGrants(session: string): Grant[] {
+    return this.#grants.listGrants(session);
+  }
+
+  addGrant(grant: Grant): void {
+    this.#grants.addGrant(grant);
+  }
+
+  /** Every grant row, those not made by this user here marked (they allow nothing; `grants list`). */
+  allGrants(): Grant[] {
+    return this.#grants.allGrants();
+  }
+
+  revokeGrant(id: number): boolean {
+    return this.#grants.revokeGrant(id);
+  }
+
+  revokeGrants(session?: string): number {
+    return this.#grants.revokeGrants(session);
+  }
+
+  // Retention (sqlite/retention.ts).
+
+  prune(before: number, maxBatches?: number): { batches: number; calls: number; messages: number } {
+    return this.#retention.prune(before, maxBatches);
+  }
+
+  exportCalls(since: number): Generator<ExportedCall> {
+    return this.#retention.exportCalls(since);
   }
 
   /** The durability settings in force on this connection (for `toolgate journal` and tests). */
