@@ -58,7 +58,9 @@ export function journalConformance(
 
     it('leases (issue #17 §2): the holder renews and starts calls; once it expires another worker claims the batch, and the first can start nothing more', async () => {
       const { journal, reopen } = make();
-      const a = { worker: 'worker-a', ttlMs: 300 };
+      // Long leases while the steps run (a loaded machine may take seconds between them); a's
+      // lease runs out by its own last renewal (1 ms), below.
+      const a = { worker: 'worker-a', ttlMs: 60_000 };
       const b = { worker: 'worker-b', ttlMs: 60_000 };
       const other = reopen();
       const id = journal.beginBatch('S', calls(3), { lease: a });
@@ -68,7 +70,8 @@ export function journalConformance(
       expect(other.claimExpiredBatch(b)).toBeUndefined(); // still held
       journal.markRunning(id, 0, a);
       journal.recordResult(id, 0, ok('c0'));
-      await new Promise((r) => setTimeout(r, 400)); // a stops renewing: its lease runs out
+      expect(journal.renewLease(id, { worker: 'worker-a', ttlMs: 1 })).toBe(true);
+      await new Promise((r) => setTimeout(r, 20)); // a stops renewing: its lease runs out
       const taken = other.claimExpiredBatch(b);
       expect(taken?.id).toBe(id);
       expect(taken?.lease?.worker).toBe('worker-b');
@@ -106,12 +109,15 @@ export function journalConformance(
         ['done', 'done c1'],
       ]);
       // Held by another worker now: the result is kept, the batch is not completed from here.
-      const b = { worker: 'worker-b', ttlMs: 300 };
+      // The lease runs out by b's own last renewal (1 ms), not by a race between a short lease and
+      // the steps before it (a loaded machine took longer than 300 ms between them).
+      const b = { worker: 'worker-b', ttlMs: 60_000 };
       const mine = journal.beginBatch('S', calls(1), { lease: b });
       const other = reopen();
       const c = { worker: 'worker-c', ttlMs: 60_000 };
       journal.markRunning(mine, 0, b);
-      return new Promise<void>((resolve) => setTimeout(resolve, 400)).then(() => {
+      expect(journal.renewLease(mine, { worker: 'worker-b', ttlMs: 1 })).toBe(true);
+      return new Promise<void>((resolve) => setTimeout(resolve, 20)).then(() => {
         expect(other.claimExpiredBatch(c, mine)?.lease?.worker).toBe('worker-c');
         journal.recordResult(mine, 0, ok('late'), 'done', { lease: b });
         const taken = reopen().batch(mine);

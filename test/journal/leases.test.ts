@@ -27,8 +27,9 @@ describe('leases in the pipeline', () => {
       tier: 'side_effecting',
       summary: () => 'slow write',
       execute: async () => {
+        // 1.25 s, twice the lease: it is renewed (every 200 ms), with room for a stalled event loop.
         for (let i = 0; i < 5; i++) {
-          await new Promise((r) => setTimeout(r, 100));
+          await new Promise((r) => setTimeout(r, 250));
           claims.push(theirs.claimExpiredBatch({ worker: 'thief', ttlMs: 60_000 }));
         }
         return 'written';
@@ -41,7 +42,7 @@ describe('leases in the pipeline', () => {
       builtins: false,
       journal: mine,
       approver: approveAll,
-      lease: { worker: 'worker-a', ttlMs: 150 },
+      lease: { worker: 'worker-a', ttlMs: 600 },
     });
     const [r] = await gate.execute([{ id: 's', name: 'slow_write', arguments: {} }]);
     expect(r?.ok).toBe(true);
