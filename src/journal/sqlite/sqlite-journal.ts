@@ -1,0 +1,397 @@
+import type Database from 'better-sqlite3';
+import type { Grant } from '../../core/grant.js';
+import type { GovernanceMode } from '../../core/tier.js';
+import type { ToolCall } from '../../core/tool-call.js';
+import type { ToolResult } from '../../core/tool-result.js';
+import { pendingFileSyncs } from '../../sandbox/pending-syncs.js';
+import type { ReadRecord } from '../../tools/fs/read-cache.js';
+import type { Todo } from '../../tools/todos/todo-store.js';
+import type { Journal } from '../journal.js';
+import { JournalError } from '../journal-error.js';
+import type {
+  ApprovalAnswer,
+  BatchRecord,
+  BatchSummary,
+  BeginBatchOptions,
+  ExportedCall,
+  FinishedCall,
+  Lease,
+  MessageRecord,
+  ModeRecord,
+  PendingApproval,
+  PlanEntry,
+} from '../journal-types.js';
+import { thisProcess } from '../process-identity.js';
+import { StagingFiles } from '../staging-files.js';
+import { WalIndexHeader } from '../wal-index-header.js';
+import { SqliteApprovals } from './approvals.js';
+import { SqliteBatchLog } from './batches.js';
+import { SqliteConnection } from './connection.js';
+import { SqliteConversation } from './conversation.js';
+import { DataVersion } from './data-version.js';
+import { DiskSync } from './disk-sync.js';
+import { explainSqliteError } from './explain-sqlite-error.js';
+import { SqliteGovernance } from './governance.js';
+import { SqliteGrants } from './grants.js';
+import { SqliteHistory } from './history.js';
+import { SqliteLeases } from './leases.js';
+import { openDatabase, prepareJournalFile } from './open-database.js';
+import { SqliteReadRecords } from './read-records.js';
+import { SqliteRecovery } from './recovery.js';
+import { SqliteRetention } from './retention.js';
+import { defaultSealKey, Seals } from './seals.js';
+import { SqliteTodos } from './todos.js';
+
+// explainSqliteError (explain-sqlite-error.ts): kept importable from here, where callers found it.
+export { explainSqliteError };
+
+/**
+ * The SQLite journal: WAL with `synchronous = NORMAL` (a commit survives a process crash when it
+ * returns), `sync()` for power-loss durability where it matters (group commit, see wal-sync.ts and
+ * docs/DURABILITY.md), a busy timeout so several processes can share a file, and a versioned
+ * schema. Each public write is one transaction.
+ *
+ * One object per store: the connection and the write path every part shares (`SqliteContext`,
+ * connection.ts, with staged batches and their folding: staging.ts, fold.ts); each role is one part
+ * in a file of its own (batches, history, recovery, leases, approvals, conversation, read-records,
+ * todos, governance, grants, retention), which this class delegates to.
+ */
+export class SqliteJournal implements Journal {
+  readonly location: string;
+  readonly file: string | undefined;
+  readonly beginsRunning = true;
+  readonly #conn: SqliteConnection;
+  /** Undefined in memory: nothing to fsync. */
+  readonly #disk: DiskSync | undefined;
+  /** The WAL-index header, to tell without SQLite that nobody committed (data-version.ts). */
+  readonly #walIndex: WalIndexHeader | undefined;
+  readonly #version: DataVersion;
+  readonly #batches: SqliteBatchLog;
+  readonly #history: SqliteHistory;
+  readonly #recovery: SqliteRecovery;
+  readonly #leases: SqliteLeases;
+  readonly #approvals: SqliteApprovals;
+  readonly #conversation: SqliteConversation;
+  readonly #reads: SqliteReadRecords;
+  readonly #todos: SqliteTodos;
+  readonly #governance: SqliteGovernance;
+  readonly #grants: SqliteGrants;
+  readonly #retention: SqliteRetention;
+
+  private constructor(
+    location: string,
+    db: Database.Database,
+    uid: number | undefined,
+    loadKey: () => Buffer,
+  ) {
+    this.location = location;
+    const memory = location === ':memory:';
+    this.file = memory ? undefined : location;
+    const owner = thisProcess();
+    const files = memory ? undefined : StagingFiles.open(location, owner, uid);
+    const conn = new SqliteConnection(location, db, owner, new Seals(loadKey), files);
+    this.#conn = conn;
+    this.#walIndex = memory ? undefined : new WalIndexHeader(location);
+    this.#version = new DataVersion(conn.stmt, this.#walIndex);
+    const staging = conn.staging;
+    this.#batches = new SqliteBatchLog(conn, staging);
+    this.#disk = memory ? undefined : new DiskSync(conn, location, this.#walIndex, this.#batches);
+    this.#history = new SqliteHistory(conn);
+    this.#recovery = new SqliteRecovery(conn);
+    this.#leases = new SqliteLeases(conn, this.#history);
+    this.#approvals = new SqliteApprovals(conn);
+    this.#conversation = new SqliteConversation(conn);
+    this.#reads = new SqliteReadRecords(conn, staging);
+    this.#todos = new SqliteTodos(conn);
+    this.#governance = new SqliteGovernance(conn, this.#version, staging);
+    this.#grants = new SqliteGrants(conn, this.#version);
+    this.#retention = new SqliteRetention(conn);
+  }
+
+  /**
+   * `uid`: the user this process acts as, for whose staging folder it may write (default: its own).
+   * `sealKey`: the key that seals grants, answers and modes (default: this user's, seal-key.ts).
+   */
+  static open(
+    file: string,
+    options: { busyTimeoutMs?: number; uid?: number; sealKey?: Buffer } = {},
+  ): SqliteJournal {
+    prepareJournalFile(file);
+    const db = openDatabase(file, options.busyTimeoutMs);
+    try {
+      const given = options.sealKey;
+      const journal = new SqliteJournal(
+        file,
+        db,
+        options.uid ?? process.getuid?.(),
+        given ? () => given : defaultSealKey,
+      );
+      journal.#conn.foldForRead(); // batches a process staged before it died
+      return journal;
+    } catch (error) {
+      db.close();
+      if (error instanceof JournalError) throw error;
+      throw explainSqliteError(error, file);
+    }
+  }
+
+  /**
+   * Everything committed so far is on disk (survives a power loss) when this resolves. Concurrent
+   * callers (several open batches: MCP sessions over HTTP) share one fsync (disk-sync.ts).
+   */
+  sync(): Promise<void> {
+    return this.#disk ? this.#disk.sync() : Promise.resolve();
+  }
+
+  atOneMoment<T>(fn: () => T): T {
+    return this.#version.atOneMoment(fn);
+  }
+
+  /** Staged batches that cannot be read (a damaged row): kept, skipped by folding, named here. */
+  unreadableStaged(): { seq: number; problem: string }[] {
+    return this.#conn.staging.unreadableStaged();
+  }
+
+  /** Removes unreadable staged rows (after `unreadableStaged()` showed them); returns their bodies. */
+  dropUnreadableStaged(): { seq: number; body: string }[] {
+    return this.#conn.staging.dropUnreadableStaged();
+  }
+
+  // The batch log (batches.ts; staged read-only batches: staging.ts).
+
+  beginBatch(session: string, calls: readonly ToolCall[], options?: BeginBatchOptions): string {
+    return this.#batches.beginBatch(session, calls, options);
+  }
+
+  recordFinishedBatch(
+    session: string,
+    calls: readonly ToolCall[],
+    finished: readonly FinishedCall[],
+    options?: BeginBatchOptions,
+  ): string {
+    return this.#batches.recordFinishedBatch(session, calls, finished, options);
+  }
+
+  recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall, lease?: Lease): void {
+    this.#batches.recordStreamedCall(session, batchId, index, call, lease);
+  }
+
+  /** Re-planning a pending batch (after a restart) records today's decisions over the old ones. */
+  replan(batchId: string, plan: readonly PlanEntry[]): void {
+    this.#batches.replan(batchId, plan);
+  }
+
+  markApproved(batchId: string, indexes: readonly number[], lease?: Lease): void {
+    this.#batches.markApproved(batchId, indexes, lease);
+  }
+
+  markRunning(batchId: string, index: number, lease?: Lease): void {
+    this.#batches.markRunning(batchId, index, lease);
+  }
+
+  markNotStarted(batchId: string, index: number): void {
+    this.#batches.markNotStarted(batchId, index);
+  }
+
+  recordResult(
+    batchId: string,
+    index: number,
+    result: ToolResult,
+    status?: 'done' | 'denied' | 'unknown',
+    finish?: { lease?: Lease },
+  ): boolean {
+    return this.#batches.recordResult(batchId, index, result, status, finish);
+  }
+
+  finishBatch(batchId: string, lease?: Lease): void {
+    this.#batches.finishBatch(batchId, lease);
+  }
+
+  // Reading batches back (history.ts).
+
+  batch(batchId: string): BatchRecord | undefined {
+    return this.#history.batch(batchId);
+  }
+
+  batchIdsStartingWith(prefix: string, limit: number): string[] {
+    return this.#history.batchIdsStartingWith(prefix, limit);
+  }
+
+  recentBatches(limit: number): BatchSummary[] {
+    return this.#history.recentBatches(limit);
+  }
+
+  incompleteBatches(): BatchRecord[] {
+    return this.#history.incompleteBatches();
+  }
+
+  // Recovery (recovery.ts).
+
+  resumeBatch(batchId: string, worker?: string): ToolResult[] {
+    return this.#recovery.resumeBatch(batchId, worker);
+  }
+
+  discardBatch(batchId: string, worker?: string): ToolResult[] {
+    return this.#recovery.discardBatch(batchId, worker);
+  }
+
+  // Leases (leases.ts).
+
+  renewLease(batchId: string, lease: Lease): boolean {
+    return this.#leases.renewLease(batchId, lease);
+  }
+
+  claimExpiredBatch(lease: Lease, batchId?: string): BatchRecord | undefined {
+    return this.#leases.claimExpiredBatch(lease, batchId);
+  }
+
+  // The approval queue (approvals.ts).
+
+  pendingApprovals(): PendingApproval[] {
+    return this.#approvals.pendingApprovals();
+  }
+
+  answerApproval(answer: Omit<ApprovalAnswer, 'at'>): boolean {
+    return this.#approvals.answerApproval(answer);
+  }
+
+  /** Only answers this user's toolgate recorded here (sealed): a planted one answers nothing. */
+  approvalAnswers(batchId: string): ApprovalAnswer[] {
+    return this.#approvals.approvalAnswers(batchId);
+  }
+
+  /** SQLite has no notifications: the caller looks again after `waitMs` (and backs off). */
+  approvalsChanged(signal: AbortSignal, waitMs: number): Promise<void> {
+    return this.#approvals.approvalsChanged(signal, waitMs);
+  }
+
+  // The conversation (conversation.ts).
+
+  appendMessage(session: string, role: MessageRecord['role'], content: unknown): void {
+    this.#conversation.appendMessage(session, role, content);
+  }
+
+  messages(session: string): MessageRecord[] {
+    return this.#conversation.messages(session);
+  }
+
+  // Read records (read-records.ts).
+
+  getReadRecord(session: string, file: string): ReadRecord | undefined {
+    return this.#reads.getReadRecord(session, file);
+  }
+
+  putReadRecord(session: string, file: string, record: ReadRecord): void {
+    this.#reads.putReadRecord(session, file, record);
+  }
+
+  deleteReadRecord(session: string, file: string): void {
+    this.#reads.deleteReadRecord(session, file);
+  }
+
+  // Todo lists (todos.ts).
+
+  todos(session: string): Todo[] {
+    return this.#todos.todos(session);
+  }
+
+  saveTodos(session: string, todos: readonly Todo[]): void {
+    this.#todos.saveTodos(session, todos);
+  }
+
+  // Governance (governance.ts).
+
+  noteRefusals(times: readonly number[]): void {
+    this.#governance.noteRefusals(times);
+  }
+
+  refusalsSince(since: number): number {
+    return this.#governance.refusalsSince(since);
+  }
+
+  governanceMode(): ModeRecord | undefined {
+    return this.#governance.governanceMode();
+  }
+
+  recordMode(mode: GovernanceMode, reason: string, actor: string): ModeRecord {
+    return this.#governance.recordMode(mode, reason, actor);
+  }
+
+  /** Mode changes this user's toolgate recorded here, newest first: a planted one changes nothing. */
+  modeHistory(limit: number): ModeRecord[] {
+    return this.#governance.modeHistory(limit);
+  }
+
+  countCallsSince(tool: string, since: number): number {
+    return this.#governance.countCallsSince(tool, since);
+  }
+
+  // Grants (grants.ts).
+
+  listGrants(session: string): Grant[] {
+    return this.#grants.listGrants(session);
+  }
+
+  addGrant(grant: Grant): void {
+    this.#grants.addGrant(grant);
+  }
+
+  /** Every grant row, those not made by this user here marked (they allow nothing; `grants list`). */
+  allGrants(): Grant[] {
+    return this.#grants.allGrants();
+  }
+
+  revokeGrant(id: number): boolean {
+    return this.#grants.revokeGrant(id);
+  }
+
+  revokeGrants(session?: string): number {
+    return this.#grants.revokeGrants(session);
+  }
+
+  // Retention (retention.ts).
+
+  prune(before: number, maxBatches?: number): { batches: number; calls: number; messages: number } {
+    return this.#retention.prune(before, maxBatches);
+  }
+
+  exportCalls(since: number): Generator<ExportedCall> {
+    return this.#retention.exportCalls(since);
+  }
+
+  /** The durability settings in force on this connection (for `toolgate journal` and tests). */
+  settings(): { journalMode: string; synchronous: number; busyTimeoutMs: number; schemaVersion: number } {
+    const db = this.#conn.db;
+    return {
+      journalMode: db.pragma('journal_mode', { simple: true }) as string,
+      synchronous: db.pragma('synchronous', { simple: true }) as number,
+      busyTimeoutMs: db.pragma('busy_timeout', { simple: true }) as number,
+      schemaVersion: db.pragma('user_version', { simple: true }) as number,
+    };
+  }
+
+  close(): void {
+    const conn = this.#conn;
+    const files = conn.staging.files;
+    try {
+      // Nothing recorded is dropped: read records are written, staged batches folded.
+      if (conn.pendingReads.size > 0 || conn.staging.staged > 0) conn.write(() => undefined);
+      files?.removeOwn(); // all of it is in batches and calls now
+    } catch {
+      // A journal that cannot write any more: what it staged stays for the next opener to fold.
+      files?.closeOwn();
+    }
+    try {
+      pendingFileSyncs.flushSync(); // files still being flushed reach the disk before rows about them
+      this.#disk?.syncNow(); // what was committed since the last sync() reaches the disk too
+    } catch {
+      // No WAL (nothing was ever written) or it is gone: SQLite's close checkpoints what there is.
+    } finally {
+      conn.markClosed();
+      conn.staging.stopTimer();
+      this.#disk?.close();
+      conn.db.close();
+      this.#walIndex?.release(); // after SQLite's own connection: no lock of it is dropped
+    }
+  }
+}
