@@ -1,3 +1,4 @@
+import { answerRow } from '../common/answer-row.js';
 import {
   type AnswerRow,
   approvalAnswer,
@@ -40,6 +41,7 @@ export class PgApprovals implements ApprovalQueue {
   }
 
   answerApproval(answer: Omit<ApprovalAnswer, 'at'>): boolean {
+    const row = answerRow(answer, Date.now());
     const [r] = this.#ctx.write([
       {
         text: `WITH answered AS (
@@ -52,14 +54,14 @@ export class PgApprovals implements ApprovalQueue {
                  RETURNING batch_id)
                SELECT pg_notify('${APPROVALS_CHANNEL}', batch_id) FROM answered`,
         values: [
-          answer.batchId,
-          answer.index,
-          answer.approved,
-          answer.scope ?? null,
-          answer.reason ?? null,
-          answer.preview,
-          answer.by,
-          Date.now(),
+          row.batch_id,
+          row.call_index,
+          row.approved,
+          row.scope,
+          row.reason,
+          row.preview,
+          row.answered_by,
+          row.answered_at,
         ],
       },
     ]);

@@ -1,3 +1,4 @@
+import { type MessageRow, messageRecord } from '../common/message-rows.js';
 import type { MessageRecord } from '../journal-types.js';
 import type { ConversationLog } from '../roles/conversation-log.js';
 import type { PgContext } from './pg-context.js';
@@ -53,21 +54,10 @@ export class PgConversation implements ConversationLog {
 
   messages(session: string): MessageRecord[] {
     return this.#ctx
-      .query<{
-        seq: number;
-        role: MessageRecord['role'];
-        batch_id: string | null;
-        call_id: string | null;
-        content: string;
-      }>('SELECT seq, role, batch_id, call_id, content FROM messages WHERE session_id = $1 ORDER BY seq', [
-        session,
-      ])
-      .map((r) => ({
-        seq: r.seq,
-        role: r.role,
-        ...(r.batch_id ? { batchId: r.batch_id } : {}),
-        ...(r.call_id ? { callId: r.call_id } : {}),
-        content: JSON.parse(r.content) as unknown,
-      }));
+      .query<MessageRow>(
+        'SELECT seq, role, batch_id, call_id, content FROM messages WHERE session_id = $1 ORDER BY seq',
+        [session],
+      )
+      .map(messageRecord);
   }
 }

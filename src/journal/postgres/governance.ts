@@ -1,4 +1,5 @@
 import type { GovernanceMode } from '../../core/tier.js';
+import { REFUSALS_KEPT_MS } from '../common/refusals-kept.js';
 import { type ModeRow, modeRecord } from '../journal-records.js';
 import type { ModeRecord } from '../journal-types.js';
 import type { GovernanceLog } from '../roles/governance-log.js';
@@ -19,7 +20,7 @@ export class PgGovernance implements GovernanceLog {
     if (times.length === 0) return;
     this.#ctx.write([
       { text: 'INSERT INTO refusals (at) SELECT unnest($1::bigint[])', values: [[...times]] },
-      { text: 'DELETE FROM refusals WHERE at < $1', values: [Date.now() - 24 * 60 * 60 * 1000] },
+      { text: 'DELETE FROM refusals WHERE at < $1', values: [Date.now() - REFUSALS_KEPT_MS] },
     ]);
   }
 

@@ -1,5 +1,6 @@
 import type { Grant } from '../../core/grant.js';
-import { type GrantRow, grantColumns, grantFromRow } from '../grant-rows.js';
+import { newGrantRow } from '../common/new-grant-row.js';
+import { type GrantRow, grantFromRow } from '../grant-rows.js';
 import type { GrantStore } from '../roles/grant-store.js';
 import type { PgContext } from './pg-context.js';
 
@@ -21,18 +22,11 @@ export class PgGrants implements GrantStore {
   }
 
   addGrant(grant: Grant): void {
-    const { prefix, covers } = grantColumns(grant);
+    const row = newGrantRow(grant);
     this.#ctx.write([
       {
         text: 'INSERT INTO grants (session_id, tool, prefix, covers, scope, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-        values: [
-          grant.scope === 'session' ? (grant.session ?? null) : null,
-          grant.tool,
-          prefix,
-          covers,
-          grant.scope,
-          grant.createdAt,
-        ],
+        values: [row.session_id, row.tool, row.prefix, row.covers, row.scope, row.created_at],
       },
     ]);
   }

@@ -1,3 +1,4 @@
+import { batchSummary, type SummaryRow } from '../common/batch-summary.js';
 import type { BatchRow } from '../journal-records.js';
 import type { BatchRecord, BatchSummary } from '../journal-types.js';
 import type { BatchHistory } from '../roles/batch-history.js';
@@ -52,7 +53,7 @@ export class PgHistory implements BatchHistory {
 
   recentBatches(limit: number): BatchSummary[] {
     return this.#ctx
-      .query<BatchRow & { calls: number; failed: number }>(
+      .query<SummaryRow>(
         `SELECT b.id, b.seq, b.session_id, b.status, b.created_at, b.finished_at, count(c.call_index) AS calls,
                 coalesce(sum(CASE WHEN c.result ~ '${FAILED_RESULT}' THEN 1 ELSE 0 END), 0) AS failed
          FROM (SELECT * FROM batches ORDER BY seq DESC LIMIT $1) b
@@ -61,15 +62,7 @@ export class PgHistory implements BatchHistory {
          ORDER BY b.created_at DESC, b.seq DESC`,
         [limit],
       )
-      .map((r) => ({
-        id: r.id,
-        session: r.session_id,
-        status: r.status,
-        createdAt: r.created_at,
-        ...(r.finished_at ? { finishedAt: r.finished_at } : {}),
-        calls: r.calls,
-        failed: r.failed,
-      }));
+      .map(batchSummary);
   }
 
   incompleteBatches(): BatchRecord[] {

@@ -1,4 +1,5 @@
 import type { Todo } from '../../tools/todos/todo-store.js';
+import { type TodoRow, todoFromRow } from '../common/todo-rows.js';
 import type { TodoLists } from '../roles/todo-lists.js';
 import type { PgContext } from './pg-context.js';
 import type { PgStatement } from './sync-pg.js';
@@ -13,11 +14,11 @@ export class PgTodos implements TodoLists {
 
   todos(session: string): Todo[] {
     return this.#ctx
-      .query<{ id: string; task: string; completed: boolean; created_at: number }>(
+      .query<TodoRow>(
         'SELECT id, task, completed, created_at FROM todos WHERE session_id = $1 ORDER BY position',
         [session],
       )
-      .map((r) => ({ id: r.id, task: r.task, completed: r.completed, createdAt: r.created_at }));
+      .map(todoFromRow);
   }
 
   saveTodos(session: string, todos: readonly Todo[]): void {
