@@ -1,13 +1,10 @@
 import type { ReadRecord } from '../../tools/fs/read-cache.js';
-import { readKey } from '../journal-records.js';
+import { type PendingRead, PendingReads } from '../common/pending-reads.js';
 import type { ReadRecords } from '../roles/read-records.js';
 import type { PgContext } from './pg-context.js';
 import type { PgStatement } from './sync-pg.js';
 
-/** A read-cache change waiting for the next write (null: the record is deleted). */
-export type PendingRead = { session: string; path: string; record: ReadRecord | null };
-
-/** The statement that applies one pending read-cache change. */
+/** The statement that applies one pending read-cache change (a forgotten file's row is deleted). */
 export function readRecordStatement(r: PendingRead): PgStatement {
   return r.record
     ? {
@@ -27,14 +24,14 @@ export function readRecordStatement(r: PendingRead): PgStatement {
  */
 export class PgReadRecords implements ReadRecords {
   readonly #query: PgContext['query'];
-  readonly #pending = new Map<string, PendingRead>();
+  readonly #pending = new PendingReads();
 
   constructor(query: PgContext['query']) {
     this.#query = query;
   }
 
   getReadRecord(session: string, file: string): ReadRecord | undefined {
-    const pending = this.#pending.get(readKey(session, file));
+    const pending = this.#pending.get(session, file);
     if (pending) return pending.record ?? undefined;
     const row = this.#query<{ sha256: string; read_at: number }>(
       'SELECT sha256, read_at FROM read_cache WHERE session_id = $1 AND path = $2',
@@ -44,11 +41,12 @@ export class PgReadRecords implements ReadRecords {
   }
 
   putReadRecord(session: string, file: string, record: ReadRecord): void {
-    this.#pending.set(readKey(session, file), { session, path: file, record });
+    this.#pending.put(session, file, record);
   }
 
   deleteReadRecord(session: string, file: string): void {
-    this.#pending.set(readKey(session, file), { session, path: file, record: null });
+    // No time kept: the row is deleted, not kept as a tombstone.
+    this.#pending.forget(session, file);
   }
 
   /** Whether changes wait for a write. */
@@ -58,14 +56,11 @@ export class PgReadRecords implements ReadRecords {
 
   /** The changes waiting, for the next write to carry first. */
   pending(): PendingRead[] {
-    return [...this.#pending.values()];
+    return this.#pending.pending() ?? [];
   }
 
   /** The write carrying `reads` committed: each is done, unless it was changed again since. */
   written(reads: readonly PendingRead[]): void {
-    for (const r of reads) {
-      const key = readKey(r.session, r.path);
-      if (this.#pending.get(key) === r) this.#pending.delete(key);
-    }
+    this.#pending.written(reads);
   }
 }

@@ -1,4 +1,5 @@
 import type { ToolResult } from '../../core/tool-result.js';
+import { settleCalls } from '../common/settle-calls.js';
 import { JournalError } from '../journal-error.js';
 import { type Settlement, settleable } from '../journal-records.js';
 import type { CallRecord } from '../journal-types.js';
@@ -23,7 +24,6 @@ export function settle(
 ): ToolResult[] {
   const record = settleable(storedBatch(ctx, batchId), batchId, ctx.location);
   const now = Date.now();
-  const results: ToolResult[] = [];
   const out: PgStatement[] = [
     // Settled once: the batch row is locked, and if another process settled it meanwhile the
     // division by zero aborts the whole transaction (nothing of this settlement is written).
@@ -34,13 +34,7 @@ export function settle(
       values: [batchId, worker ?? null, workerGone(record.lease?.worker)],
     },
   ];
-  for (const call of record.calls) {
-    const outcome = decide(call);
-    if (!outcome) {
-      results.push(call.result as ToolResult);
-      continue;
-    }
-    const json = JSON.stringify(outcome.result);
+  const results = settleCalls(record.calls, decide, (call, outcome, json) => {
     out.push(
       outcome.discard
         ? {
@@ -54,8 +48,7 @@ export function settle(
     );
     if (!outcome.discard)
       out.push(...messageStatements(record.session, 'tool', outcome.result, batchId, call.id, json));
-    results.push(outcome.result);
-  }
+  });
   out.push({
     text: `UPDATE batches SET status = $1, finished_at = $2, lease_expires = NULL WHERE id = $3 AND status IN ${INCOMPLETE}`,
     values: [status, now, batchId],
