@@ -1,4 +1,5 @@
 import { answerRow } from '../common/answer-row.js';
+import { waitForChange } from '../common/wait-for-change.js';
 import {
   type AnswerRow,
   approvalAnswer,
@@ -85,18 +86,7 @@ export class PgApprovals implements ApprovalQueue {
     // on the connection itself, so a stalled connect can never stall a waiting approval.
     const listener = this.#listening;
     if (!listener) void this.#listen().catch(() => {});
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        listener?.waiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, listener ? Math.max(waitMs, 1000) : waitMs);
-      signal.addEventListener('abort', done, { once: true });
-      listener?.waiters.add(done);
-    });
+    await waitForChange(signal, listener ? Math.max(waitMs, 1000) : waitMs, listener?.waiters);
   }
 
   /** Whether the LISTEN connection comes up (it is made if it is not there): for tools and tests. */

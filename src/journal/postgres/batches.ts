@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolCall } from '../../core/tool-call.js';
 import type { ToolResult } from '../../core/tool-result.js';
-import { assistantMessage } from '../common/assistant-message.js';
+import { batchMessages } from '../common/batch-messages.js';
 import { JournalError } from '../journal-error.js';
 import { decisionJson, leaseLost, notStartable, takenOver } from '../journal-records.js';
 import type { BeginBatchOptions, FinishedCall, Lease, PlanEntry } from '../journal-types.js';
@@ -125,12 +125,8 @@ export class PgBatchLog implements BatchWrites {
     if (!finished) {
       for (const entry of options.plan ?? []) if (entry.approval) out.push(...awaiting(id, entry));
     }
-    if (options.messages === false && !options.assistant) return out;
-    // FR-RES-01: the assistant message with its tool uses, in call order.
-    out.push(...messageStatements(session, 'assistant', assistantMessage(options, text, calls), id, null));
-    if (options.messages === false) return out;
-    for (const [i, f] of (finished ?? []).entries())
-      out.push(...messageStatements(session, 'tool', f.result, id, f.result.id, resultJson?.[i]));
+    for (const m of batchMessages(options, text, calls, finished, resultJson))
+      out.push(...messageStatements(session, m.role, m.content, id, m.callId, m.json));
     return out;
   }
 

@@ -1,4 +1,5 @@
 import { answerRow } from '../common/answer-row.js';
+import { waitForChange } from '../common/wait-for-change.js';
 import { type AnswerRow, approvalAnswer, type PendingRow, pendingApproval } from '../journal-records.js';
 import type { ApprovalAnswer, PendingApproval } from '../journal-types.js';
 import type { ApprovalQueue } from '../roles/approval-queue.js';
@@ -57,15 +58,6 @@ export class SqliteApprovals implements ApprovalQueue {
 
   /** SQLite has no notifications: the caller looks again after `waitMs` (and backs off). */
   approvalsChanged(signal: AbortSignal, waitMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, waitMs);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return waitForChange(signal, waitMs);
   }
 }

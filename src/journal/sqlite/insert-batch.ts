@@ -1,5 +1,5 @@
 import type { ToolCall } from '../../core/tool-call.js';
-import { assistantMessage } from '../common/assistant-message.js';
+import { batchMessages } from '../common/batch-messages.js';
 import {
   type BatchRow,
   type CallRow,
@@ -76,14 +76,8 @@ export function insertBatch(
   }
   // The first call starts at once: `running` in this same commit (one commit fewer before it).
   if (running !== undefined) setRunning(stmt, id, running, options.lease, now);
-  // Without a conversation, the assistant record is kept only for what the calls do not hold
-  // (e.g. arguments a host injected, taken out before validation).
-  if (options.messages === false && !options.assistant) return;
-  // FR-RES-01: the assistant message with its tool uses, in call order.
-  ctx.message(session, 'assistant', assistantMessage(options, text, calls), id, null);
-  if (options.messages === false) return;
-  for (const [i, f] of (finished ?? []).entries())
-    ctx.message(session, 'tool', f.result, id, f.result.id, resultJson?.[i]);
+  for (const m of batchMessages(options, text, calls, finished, resultJson))
+    ctx.message(session, m.role, m.content, id, m.callId, m.json);
 }
 
 /** Inside a write: a call's decision, and for one that must be asked, its request (the batch waits). */
