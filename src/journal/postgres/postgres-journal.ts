@@ -1,24 +1,9 @@
-import type { Grant } from '../../core/grant.js';
-import type { GovernanceMode } from '../../core/tier.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import type { ToolResult } from '../../core/tool-result.js';
 import { redactUrl } from '../../output/redact-url.js';
-import type { ReadRecord } from '../../tools/fs/read-cache.js';
-import type { Todo } from '../../tools/todos/todo-store.js';
+import { RoleDelegation, type RoleParts } from '../common/role-delegation.js';
 import type { Journal } from '../journal.js';
-import type {
-  ApprovalAnswer,
-  BatchRecord,
-  BatchSummary,
-  BeginBatchOptions,
-  ExportedCall,
-  FinishedCall,
-  Lease,
-  MessageRecord,
-  ModeRecord,
-  PendingApproval,
-  PlanEntry,
-} from '../journal-types.js';
+import type { BeginBatchOptions, FinishedCall, Lease, PlanEntry } from '../journal-types.js';
 import { thisProcess } from '../process-identity.js';
 import { PgApprovals } from './approvals.js';
 import { PgBatchLog } from './batches.js';
@@ -51,24 +36,18 @@ export { explainPgError, redactUrl };
  * role is one part in a file of its own (batches, history, recovery, leases, approvals,
  * conversation, read-records, todos, governance, grants, retention), which this class delegates to.
  */
-export class PostgresJournal implements Journal {
+export class PostgresJournal extends RoleDelegation implements Journal {
   readonly location: string;
   readonly durableCommits = true;
   readonly #pg: SyncPg;
   readonly #reads: PgReadRecords;
   readonly #batches: PgBatchLog;
-  readonly #history: PgHistory;
-  readonly #recovery: PgRecovery;
-  readonly #leases: PgLeases;
   readonly #approvals: PgApprovals;
-  readonly #conversation: PgConversation;
-  readonly #todos: PgTodos;
-  readonly #governance: PgGovernance;
-  readonly #grants: PgGrants;
-  readonly #retention: PgRetention;
+  protected readonly parts: RoleParts;
 
   /** `url` as given (with any password): only for the connection that listens for answers. */
   private constructor(location: string, pg: SyncPg, url: string) {
+    super();
     this.location = location;
     this.#pg = pg;
     const ctx: PgContext = {
@@ -81,15 +60,20 @@ export class PostgresJournal implements Journal {
     };
     this.#reads = new PgReadRecords(ctx.query);
     this.#batches = new PgBatchLog(ctx);
-    this.#history = new PgHistory(ctx);
-    this.#recovery = new PgRecovery(ctx);
-    this.#leases = new PgLeases(ctx, this.#history);
     this.#approvals = new PgApprovals(ctx, url);
-    this.#conversation = new PgConversation(ctx);
-    this.#todos = new PgTodos(ctx);
-    this.#governance = new PgGovernance(ctx);
-    this.#grants = new PgGrants(ctx);
-    this.#retention = new PgRetention(ctx);
+    const history = new PgHistory(ctx);
+    this.parts = {
+      history,
+      recovery: new PgRecovery(ctx),
+      leases: new PgLeases(ctx, history),
+      approvals: this.#approvals,
+      conversation: new PgConversation(ctx),
+      reads: this.#reads,
+      todos: new PgTodos(ctx),
+      governance: new PgGovernance(ctx),
+      grants: new PgGrants(ctx),
+      retention: new PgRetention(ctx),
+    };
   }
 
   static open(url: string, options: { timeoutMs?: number } = {}): PostgresJournal {
@@ -185,157 +169,11 @@ export class PostgresJournal implements Journal {
     this.#batches.giveUp(batchId, worker);
   }
 
-  // Reading batches back (history.ts).
-
-  batch(batchId: string): BatchRecord | undefined {
-    return this.#history.batch(batchId);
-  }
-
-  batchIdsStartingWith(prefix: string, limit: number): string[] {
-    return this.#history.batchIdsStartingWith(prefix, limit);
-  }
-
-  recentBatches(limit: number): BatchSummary[] {
-    return this.#history.recentBatches(limit);
-  }
-
-  incompleteBatches(): BatchRecord[] {
-    return this.#history.incompleteBatches();
-  }
-
-  // Recovery (recovery.ts; batches given up on: given-up.ts).
-
-  resumeBatch(batchId: string, worker?: string): ToolResult[] {
-    return this.#recovery.resumeBatch(batchId, worker);
-  }
-
-  discardBatch(batchId: string, worker?: string): ToolResult[] {
-    return this.#recovery.discardBatch(batchId, worker);
-  }
-
-  // Leases (leases.ts).
-
-  renewLease(batchId: string, lease: Lease): boolean {
-    return this.#leases.renewLease(batchId, lease);
-  }
-
-  claimExpiredBatch(lease: Lease, batchId?: string): BatchRecord | undefined {
-    return this.#leases.claimExpiredBatch(lease, batchId);
-  }
-
-  // The approval queue (approvals.ts).
-
-  pendingApprovals(): PendingApproval[] {
-    return this.#approvals.pendingApprovals();
-  }
-
-  answerApproval(answer: Omit<ApprovalAnswer, 'at'>): boolean {
-    return this.#approvals.answerApproval(answer);
-  }
-
-  approvalAnswers(batchId: string): ApprovalAnswer[] {
-    return this.#approvals.approvalAnswers(batchId);
-  }
-
-  approvalsChanged(signal: AbortSignal, waitMs: number): Promise<void> {
-    return this.#approvals.approvalsChanged(signal, waitMs);
-  }
+  // Every other role: RoleDelegation hands it to its part (this.parts).
 
   /** Whether the LISTEN connection comes up (it is made if it is not there): for tools and tests. */
   listening(): Promise<boolean> {
     return this.#approvals.listening();
-  }
-
-  // The conversation (conversation.ts).
-
-  appendMessage(session: string, role: MessageRecord['role'], content: unknown): void {
-    this.#conversation.appendMessage(session, role, content);
-  }
-
-  messages(session: string): MessageRecord[] {
-    return this.#conversation.messages(session);
-  }
-
-  // Read records (read-records.ts).
-
-  getReadRecord(session: string, file: string): ReadRecord | undefined {
-    return this.#reads.getReadRecord(session, file);
-  }
-
-  putReadRecord(session: string, file: string, record: ReadRecord): void {
-    this.#reads.putReadRecord(session, file, record);
-  }
-
-  deleteReadRecord(session: string, file: string): void {
-    this.#reads.deleteReadRecord(session, file);
-  }
-
-  // Todo lists (todos.ts).
-
-  todos(session: string): Todo[] {
-    return this.#todos.todos(session);
-  }
-
-  saveTodos(session: string, todos: readonly Todo[]): void {
-    this.#todos.saveTodos(session, todos);
-  }
-
-  // Governance (governance.ts).
-
-  noteRefusals(times: readonly number[]): void {
-    this.#governance.noteRefusals(times);
-  }
-
-  refusalsSince(since: number): number {
-    return this.#governance.refusalsSince(since);
-  }
-
-  governanceMode(): ModeRecord | undefined {
-    return this.#governance.governanceMode();
-  }
-
-  recordMode(mode: GovernanceMode, reason: string, actor: string): ModeRecord {
-    return this.#governance.recordMode(mode, reason, actor);
-  }
-
-  modeHistory(limit: number): ModeRecord[] {
-    return this.#governance.modeHistory(limit);
-  }
-
-  countCallsSince(tool: string, since: number): number {
-    return this.#governance.countCallsSince(tool, since);
-  }
-
-  // Grants (grants.ts).
-
-  listGrants(session: string): Grant[] {
-    return this.#grants.listGrants(session);
-  }
-
-  addGrant(grant: Grant): void {
-    this.#grants.addGrant(grant);
-  }
-
-  allGrants(): Grant[] {
-    return this.#grants.allGrants();
-  }
-
-  revokeGrant(id: number): boolean {
-    return this.#grants.revokeGrant(id);
-  }
-
-  revokeGrants(session?: string): number {
-    return this.#grants.revokeGrants(session);
-  }
-
-  // Retention (retention.ts).
-
-  prune(before: number, maxBatches?: number): { batches: number; calls: number; messages: number } {
-    return this.#retention.prune(before, maxBatches);
-  }
-
-  exportCalls(since: number): Generator<ExportedCall> {
-    return this.#retention.exportCalls(since);
   }
 
   /** What the server guarantees for a commit, and the schema version (for `toolgate journal` and tests). */

@@ -1,26 +1,11 @@
 import type Database from 'better-sqlite3';
-import type { Grant } from '../../core/grant.js';
-import type { GovernanceMode } from '../../core/tier.js';
 import type { ToolCall } from '../../core/tool-call.js';
 import type { ToolResult } from '../../core/tool-result.js';
 import { pendingFileSyncs } from '../../sandbox/pending-syncs.js';
-import type { ReadRecord } from '../../tools/fs/read-cache.js';
-import type { Todo } from '../../tools/todos/todo-store.js';
+import { RoleDelegation, type RoleParts } from '../common/role-delegation.js';
 import type { Journal } from '../journal.js';
 import { JournalError } from '../journal-error.js';
-import type {
-  ApprovalAnswer,
-  BatchRecord,
-  BatchSummary,
-  BeginBatchOptions,
-  ExportedCall,
-  FinishedCall,
-  Lease,
-  MessageRecord,
-  ModeRecord,
-  PendingApproval,
-  PlanEntry,
-} from '../journal-types.js';
+import type { BeginBatchOptions, FinishedCall, Lease, PlanEntry } from '../journal-types.js';
 import { thisProcess } from '../process-identity.js';
 import { StagingFiles } from '../staging-files.js';
 import { WalIndexHeader } from '../wal-index-header.js';
@@ -56,7 +41,7 @@ export { explainSqliteError };
  * in a file of its own (batches, history, recovery, leases, approvals, conversation, read-records,
  * todos, governance, grants, retention), which this class delegates to.
  */
-export class SqliteJournal implements Journal {
+export class SqliteJournal extends RoleDelegation implements Journal {
   readonly location: string;
   readonly file: string | undefined;
   readonly beginsRunning = true;
@@ -67,16 +52,7 @@ export class SqliteJournal implements Journal {
   readonly #walIndex: WalIndexHeader | undefined;
   readonly #version: DataVersion;
   readonly #batches: SqliteBatchLog;
-  readonly #history: SqliteHistory;
-  readonly #recovery: SqliteRecovery;
-  readonly #leases: SqliteLeases;
-  readonly #approvals: SqliteApprovals;
-  readonly #conversation: SqliteConversation;
-  readonly #reads: SqliteReadRecords;
-  readonly #todos: SqliteTodos;
-  readonly #governance: SqliteGovernance;
-  readonly #grants: SqliteGrants;
-  readonly #retention: SqliteRetention;
+  protected readonly parts: RoleParts;
 
   private constructor(
     location: string,
@@ -84,6 +60,7 @@ export class SqliteJournal implements Journal {
     uid: number | undefined,
     loadKey: () => Buffer,
   ) {
+    super();
     this.location = location;
     const memory = location === ':memory:';
     this.file = memory ? undefined : location;
@@ -96,16 +73,19 @@ export class SqliteJournal implements Journal {
     const staging = conn.staging;
     this.#batches = new SqliteBatchLog(conn, staging);
     this.#disk = memory ? undefined : new DiskSync(conn, location, this.#walIndex, this.#batches);
-    this.#history = new SqliteHistory(conn);
-    this.#recovery = new SqliteRecovery(conn);
-    this.#leases = new SqliteLeases(conn, this.#history);
-    this.#approvals = new SqliteApprovals(conn);
-    this.#conversation = new SqliteConversation(conn);
-    this.#reads = new SqliteReadRecords(conn, staging);
-    this.#todos = new SqliteTodos(conn);
-    this.#governance = new SqliteGovernance(conn, this.#version, staging);
-    this.#grants = new SqliteGrants(conn, this.#version);
-    this.#retention = new SqliteRetention(conn);
+    const history = new SqliteHistory(conn);
+    this.parts = {
+      history,
+      recovery: new SqliteRecovery(conn),
+      leases: new SqliteLeases(conn, history),
+      approvals: new SqliteApprovals(conn),
+      conversation: new SqliteConversation(conn),
+      reads: new SqliteReadRecords(conn, staging),
+      todos: new SqliteTodos(conn),
+      governance: new SqliteGovernance(conn, this.#version, staging),
+      grants: new SqliteGrants(conn, this.#version),
+      retention: new SqliteRetention(conn),
+    };
   }
 
   /**
@@ -207,157 +187,7 @@ export class SqliteJournal implements Journal {
     this.#batches.finishBatch(batchId, lease);
   }
 
-  // Reading batches back (history.ts).
-
-  batch(batchId: string): BatchRecord | undefined {
-    return this.#history.batch(batchId);
-  }
-
-  batchIdsStartingWith(prefix: string, limit: number): string[] {
-    return this.#history.batchIdsStartingWith(prefix, limit);
-  }
-
-  recentBatches(limit: number): BatchSummary[] {
-    return this.#history.recentBatches(limit);
-  }
-
-  incompleteBatches(): BatchRecord[] {
-    return this.#history.incompleteBatches();
-  }
-
-  // Recovery (recovery.ts).
-
-  resumeBatch(batchId: string, worker?: string): ToolResult[] {
-    return this.#recovery.resumeBatch(batchId, worker);
-  }
-
-  discardBatch(batchId: string, worker?: string): ToolResult[] {
-    return this.#recovery.discardBatch(batchId, worker);
-  }
-
-  // Leases (leases.ts).
-
-  renewLease(batchId: string, lease: Lease): boolean {
-    return this.#leases.renewLease(batchId, lease);
-  }
-
-  claimExpiredBatch(lease: Lease, batchId?: string): BatchRecord | undefined {
-    return this.#leases.claimExpiredBatch(lease, batchId);
-  }
-
-  // The approval queue (approvals.ts).
-
-  pendingApprovals(): PendingApproval[] {
-    return this.#approvals.pendingApprovals();
-  }
-
-  answerApproval(answer: Omit<ApprovalAnswer, 'at'>): boolean {
-    return this.#approvals.answerApproval(answer);
-  }
-
-  /** Only answers this user's toolgate recorded here (sealed): a planted one answers nothing. */
-  approvalAnswers(batchId: string): ApprovalAnswer[] {
-    return this.#approvals.approvalAnswers(batchId);
-  }
-
-  /** SQLite has no notifications: the caller looks again after `waitMs` (and backs off). */
-  approvalsChanged(signal: AbortSignal, waitMs: number): Promise<void> {
-    return this.#approvals.approvalsChanged(signal, waitMs);
-  }
-
-  // The conversation (conversation.ts).
-
-  appendMessage(session: string, role: MessageRecord['role'], content: unknown): void {
-    this.#conversation.appendMessage(session, role, content);
-  }
-
-  messages(session: string): MessageRecord[] {
-    return this.#conversation.messages(session);
-  }
-
-  // Read records (read-records.ts).
-
-  getReadRecord(session: string, file: string): ReadRecord | undefined {
-    return this.#reads.getReadRecord(session, file);
-  }
-
-  putReadRecord(session: string, file: string, record: ReadRecord): void {
-    this.#reads.putReadRecord(session, file, record);
-  }
-
-  deleteReadRecord(session: string, file: string): void {
-    this.#reads.deleteReadRecord(session, file);
-  }
-
-  // Todo lists (todos.ts).
-
-  todos(session: string): Todo[] {
-    return this.#todos.todos(session);
-  }
-
-  saveTodos(session: string, todos: readonly Todo[]): void {
-    this.#todos.saveTodos(session, todos);
-  }
-
-  // Governance (governance.ts).
-
-  noteRefusals(times: readonly number[]): void {
-    this.#governance.noteRefusals(times);
-  }
-
-  refusalsSince(since: number): number {
-    return this.#governance.refusalsSince(since);
-  }
-
-  governanceMode(): ModeRecord | undefined {
-    return this.#governance.governanceMode();
-  }
-
-  recordMode(mode: GovernanceMode, reason: string, actor: string): ModeRecord {
-    return this.#governance.recordMode(mode, reason, actor);
-  }
-
-  /** Mode changes this user's toolgate recorded here, newest first: a planted one changes nothing. */
-  modeHistory(limit: number): ModeRecord[] {
-    return this.#governance.modeHistory(limit);
-  }
-
-  countCallsSince(tool: string, since: number): number {
-    return this.#governance.countCallsSince(tool, since);
-  }
-
-  // Grants (grants.ts).
-
-  listGrants(session: string): Grant[] {
-    return this.#grants.listGrants(session);
-  }
-
-  addGrant(grant: Grant): void {
-    this.#grants.addGrant(grant);
-  }
-
-  /** Every grant row, those not made by this user here marked (they allow nothing; `grants list`). */
-  allGrants(): Grant[] {
-    return this.#grants.allGrants();
-  }
-
-  revokeGrant(id: number): boolean {
-    return this.#grants.revokeGrant(id);
-  }
-
-  revokeGrants(session?: string): number {
-    return this.#grants.revokeGrants(session);
-  }
-
-  // Retention (retention.ts).
-
-  prune(before: number, maxBatches?: number): { batches: number; calls: number; messages: number } {
-    return this.#retention.prune(before, maxBatches);
-  }
-
-  exportCalls(since: number): Generator<ExportedCall> {
-    return this.#retention.exportCalls(since);
-  }
+  // Every other role: RoleDelegation hands it to its part (this.parts).
 
   /** The durability settings in force on this connection (for `toolgate journal` and tests). */
   settings(): { journalMode: string; synchronous: number; busyTimeoutMs: number; schemaVersion: number } {
