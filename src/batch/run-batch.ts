@@ -77,44 +77,31 @@ async function runLeased(
   const journal = journaled?.journal;
   const batchId = journaled?.batchId;
   const asks = planned.some((p) => p.disposition.kind === 'needs_approval');
+  // A journal that fails before anything starts: the calls are reported, and recorded, as not run.
+  const notRun = (j: JournaledRun, error: unknown) =>
+    notExecuted(j.journal, j.batchId, lease?.worker, planned, error, j.settled);
   if (asks && journaled) {
     // What a person is asked about survives a power loss too (an fsync is nothing beside a person).
     try {
       await journaled.journal.sync();
     } catch (error) {
-      return notExecuted(
-        journaled.journal,
-        journaled.batchId,
-        lease?.worker,
-        planned,
-        error,
-        journaled.settled,
-      );
+      return notRun(journaled, error);
     }
   }
   // Nothing to ask: no detour through the approver (and no extra turn of the event loop).
   const approved = asks ? await approveCalls(runner.approval, planned, options, tracing, batchId) : planned;
-  if (journaled) {
+  if (journaled && asks) {
     try {
       const yes = approved.filter(
         (p, i) => planned[i]?.disposition.kind === 'needs_approval' && p.disposition.kind === 'execute',
       );
-      if (asks) {
-        journaled.journal.markApproved(
-          journaled.batchId,
-          yes.map((p) => p.index),
-          lease,
-        );
-      }
-    } catch (error) {
-      return notExecuted(
-        journaled.journal,
+      journaled.journal.markApproved(
         journaled.batchId,
-        lease?.worker,
-        planned,
-        error,
-        journaled.settled,
+        yes.map((p) => p.index),
+        lease,
       );
+    } catch (error) {
+      return notRun(journaled, error);
     }
   }
   const recorder = journaled
