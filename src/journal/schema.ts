@@ -1,10 +1,14 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { sqliteDdl } from './schema/sqlite-ddl.js';
+import { JOURNAL_TABLES } from './schema/tables.js';
 
 /**
  * Versioned schema: `PRAGMA user_version` holds how many migrations ran. Migrations only ever
- * append; an older toolgate refuses a newer file instead of guessing.
+ * append; an older toolgate refuses a newer file instead of guessing. They bring a file an older
+ * toolgate made to the current schema, which schema/tables.ts describes; a new file is made from
+ * that description at once.
  */
-const MIGRATIONS: readonly string[] = [
+export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE sessions (
     id TEXT PRIMARY KEY,
@@ -164,10 +168,11 @@ const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-export const SCHEMA_VERSION = MIGRATIONS.length;
+export const SCHEMA_VERSION = SQLITE_MIGRATIONS.length;
 
 /**
- * Brings the file to SCHEMA_VERSION. Safe when many processes open a new file at once: the version
+ * Brings the file to SCHEMA_VERSION: a new one (version 0) in one step, from the description; an
+ * older one a migration at a time. Safe when many processes open a new file at once: the version
  * is read again inside each write transaction (BEGIN IMMEDIATE takes the write lock first), so a
  * migration another process finished while this one waited is skipped, never run twice.
  */
@@ -186,7 +191,12 @@ export function migrate(db: BetterSqlite3.Database): void {
       const version = readVersion();
       refuseNewer(version);
       if (version >= SCHEMA_VERSION) return;
-      db.exec(MIGRATIONS[version] as string);
+      if (version === 0) {
+        db.exec(sqliteDdl(JOURNAL_TABLES));
+        db.pragma(`user_version = ${SCHEMA_VERSION}`);
+        return;
+      }
+      db.exec(SQLITE_MIGRATIONS[version] as string);
       db.pragma(`user_version = ${version + 1}`);
     }).immediate();
   }

@@ -1,12 +1,16 @@
 import { JournalError } from '../journal.js';
+import { pgDdl } from '../schema/pg-ddl.js';
+import { JOURNAL_TABLES } from '../schema/tables.js';
 import type { SyncPg } from './sync-pg.js';
 
 /**
  * The PostgreSQL journal's schema, versioned like the SQLite one: `toolgate_schema.version` holds
  * how many migrations ran; they only ever append. The tables and columns mirror SQLite's (times in
- * ms since the epoch, JSON as text), with `seq` columns where SQLite has a rowid.
+ * ms since the epoch, JSON as text), with `seq` columns where SQLite has a rowid. The migrations
+ * bring a database an older toolgate made to the current schema, which ../schema/tables.ts
+ * describes; a new database is made from that description at once.
  */
-const MIGRATIONS: readonly string[] = [
+export const PG_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE sessions (
     id TEXT PRIMARY KEY,
@@ -118,14 +122,15 @@ const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-export const PG_SCHEMA_VERSION = MIGRATIONS.length;
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
 
 /** One lock for schema changes, so processes opening a new database at once migrate it once. */
 const MIGRATION_LOCK = 7_461_001;
 
 /**
- * Brings the database to PG_SCHEMA_VERSION inside one transaction holding an advisory lock: a
- * migration another process finished while this one waited is skipped, never run twice.
+ * Brings the database to PG_SCHEMA_VERSION inside one transaction holding an advisory lock (a new
+ * one, at version 0, from the description): a migration another process finished while this one
+ * waited is skipped, never run twice.
  */
 export function migratePg(pg: SyncPg): void {
   const version = (): number => {
@@ -151,7 +156,8 @@ export function migratePg(pg: SyncPg): void {
     if (rows.length === 0) pg.query('INSERT INTO toolgate_schema (version) VALUES (0)');
     let v = rows[0]?.version ?? 0;
     refuseNewer(v);
-    for (; v < PG_SCHEMA_VERSION; v++) pg.query(MIGRATIONS[v] as string);
+    if (v === 0) pg.query(pgDdl(JOURNAL_TABLES));
+    else for (; v < PG_SCHEMA_VERSION; v++) pg.query(PG_MIGRATIONS[v] as string);
     pg.query('UPDATE toolgate_schema SET version = $1', [PG_SCHEMA_VERSION]);
     pg.query('COMMIT');
   } catch (error) {
