@@ -1,5 +1,6 @@
 import type { Grant } from '../../core/grant.js';
 import type { GovernanceMode } from '../../core/tier.js';
+import type { ToolCall } from '../../core/tool-call.js';
 import type { ToolResult } from '../../core/tool-result.js';
 import type { ReadRecord } from '../../tools/fs/read-cache.js';
 import type { Todo } from '../../tools/todos/todo-store.js';
@@ -7,15 +8,19 @@ import type {
   ApprovalAnswer,
   BatchRecord,
   BatchSummary,
+  BeginBatchOptions,
   ExportedCall,
+  FinishedCall,
   Lease,
   MessageRecord,
   ModeRecord,
   PendingApproval,
+  PlanEntry,
 } from '../journal-types.js';
 import type { ApprovalQueue } from '../roles/approval-queue.js';
 import type { BatchHistory } from '../roles/batch-history.js';
 import type { BatchLeases } from '../roles/batch-leases.js';
+import type { BatchLog } from '../roles/batch-log.js';
 import type { BatchRecovery } from '../roles/batch-recovery.js';
 import type { ConversationLog } from '../roles/conversation-log.js';
 import type { GovernanceLog } from '../roles/governance-log.js';
@@ -24,8 +29,28 @@ import type { ReadRecords } from '../roles/read-records.js';
 import type { Retention } from '../roles/retention.js';
 import type { TodoLists } from '../roles/todo-lists.js';
 
-/** A store's part for each role besides the batch log, each in the file of its name in the dialect's folder. */
+/**
+ * The batch log's writes that both stores make the same way through their batches.ts; the rest of
+ * the batch log (where it is, `sync()`, giving up) is each store's own.
+ */
+export type BatchWrites = Pick<
+  BatchLog,
+  | 'beginBatch'
+  | 'recordFinishedBatch'
+  | 'recordStreamedCall'
+  | 'replan'
+  | 'markApproved'
+  | 'markRunning'
+  | 'finishBatch'
+> &
+  Required<Pick<BatchLog, 'markNotStarted'>> & {
+    /** Both stores finish the batch in the result's commit when asked to: true. */
+    recordResult(...args: Parameters<BatchLog['recordResult']>): boolean;
+  };
+
+/** A store's part for each role, each in the file of its name in the dialect's folder. */
 export interface RoleParts {
+  batches: BatchWrites;
   history: BatchHistory;
   recovery: BatchRecovery;
   leases: BatchLeases;
@@ -41,7 +66,7 @@ export interface RoleParts {
 /**
  * What both stores do the same way: hand each role's methods to the part that plays it. A store
  * (SqliteJournal, PostgresJournal) extends this, builds its parts over its one connection, and
- * adds the batch log, opening and closing itself.
+ * adds the rest of the batch log (where it is, `sync()`), opening and closing itself.
  */
 export abstract class RoleDelegation
   implements
@@ -57,6 +82,56 @@ export abstract class RoleDelegation
     Retention
 {
   protected abstract readonly parts: RoleParts;
+
+  // The batch log's writes (batches.ts).
+
+  beginBatch(session: string, calls: readonly ToolCall[], options?: BeginBatchOptions): string {
+    return this.parts.batches.beginBatch(session, calls, options);
+  }
+
+  recordFinishedBatch(
+    session: string,
+    calls: readonly ToolCall[],
+    finished: readonly FinishedCall[],
+    options?: BeginBatchOptions,
+  ): string {
+    return this.parts.batches.recordFinishedBatch(session, calls, finished, options);
+  }
+
+  recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall, lease?: Lease): void {
+    this.parts.batches.recordStreamedCall(session, batchId, index, call, lease);
+  }
+
+  /** Re-planning a pending batch (after a restart) records today's decisions over the old ones. */
+  replan(batchId: string, plan: readonly PlanEntry[]): void {
+    this.parts.batches.replan(batchId, plan);
+  }
+
+  markApproved(batchId: string, indexes: readonly number[], lease?: Lease): void {
+    this.parts.batches.markApproved(batchId, indexes, lease);
+  }
+
+  markRunning(batchId: string, index: number, lease?: Lease): void {
+    this.parts.batches.markRunning(batchId, index, lease);
+  }
+
+  markNotStarted(batchId: string, index: number): void {
+    this.parts.batches.markNotStarted(batchId, index);
+  }
+
+  recordResult(
+    batchId: string,
+    index: number,
+    result: ToolResult,
+    status?: 'done' | 'denied' | 'unknown',
+    finish?: { lease?: Lease },
+  ): boolean {
+    return this.parts.batches.recordResult(batchId, index, result, status, finish);
+  }
+
+  finishBatch(batchId: string, lease?: Lease): void {
+    this.parts.batches.finishBatch(batchId, lease);
+  }
 
   // Reading batches back (history.ts).
 

@@ -1,9 +1,6 @@
-import type { ToolCall } from '../../core/tool-call.js';
-import type { ToolResult } from '../../core/tool-result.js';
 import { redactUrl } from '../../output/redact-url.js';
 import { RoleDelegation, type RoleParts } from '../common/role-delegation.js';
 import type { Journal } from '../journal.js';
-import type { BeginBatchOptions, FinishedCall, Lease, PlanEntry } from '../journal-types.js';
 import { thisProcess } from '../process-identity.js';
 import { PgApprovals } from './approvals.js';
 import { PgBatchLog } from './batches.js';
@@ -63,6 +60,7 @@ export class PostgresJournal extends RoleDelegation implements Journal {
     this.#approvals = new PgApprovals(ctx, url);
     const history = new PgHistory(ctx);
     this.parts = {
+      batches: this.#batches,
       history,
       recovery: new PgRecovery(ctx),
       leases: new PgLeases(ctx, history),
@@ -114,55 +112,6 @@ export class PostgresJournal extends RoleDelegation implements Journal {
 
   async sync(): Promise<void> {
     // Every write was committed by the server before its method returned.
-  }
-
-  // The batch log (batches.ts).
-
-  beginBatch(session: string, calls: readonly ToolCall[], options?: BeginBatchOptions): string {
-    return this.#batches.beginBatch(session, calls, options);
-  }
-
-  recordFinishedBatch(
-    session: string,
-    calls: readonly ToolCall[],
-    finished: readonly FinishedCall[],
-    options?: BeginBatchOptions,
-  ): string {
-    return this.#batches.recordFinishedBatch(session, calls, finished, options);
-  }
-
-  recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall, lease?: Lease): void {
-    this.#batches.recordStreamedCall(session, batchId, index, call, lease);
-  }
-
-  replan(batchId: string, plan: readonly PlanEntry[]): void {
-    this.#batches.replan(batchId, plan);
-  }
-
-  markApproved(batchId: string, indexes: readonly number[], lease?: Lease): void {
-    this.#batches.markApproved(batchId, indexes, lease);
-  }
-
-  markRunning(batchId: string, index: number, lease?: Lease): void {
-    this.#batches.markRunning(batchId, index, lease);
-  }
-
-  markNotStarted(batchId: string, index: number): void {
-    this.#batches.markNotStarted(batchId, index);
-  }
-
-  recordResult(
-    batchId: string,
-    index: number,
-    result: ToolResult,
-    status?: 'done' | 'denied' | 'unknown',
-    finish?: { lease?: Lease },
-  ): boolean {
-    return this.#batches.recordResult(batchId, index, result, status, finish);
-  }
-
-  finishBatch(batchId: string, lease?: Lease): void {
-    this.#batches.finishBatch(batchId, lease);
   }
 
   giveUp(batchId: string, worker?: string): void {

@@ -1,11 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { ToolCall } from '../../core/tool-call.js';
-import type { ToolResult } from '../../core/tool-result.js';
 import { pendingFileSyncs } from '../../sandbox/pending-syncs.js';
 import { RoleDelegation, type RoleParts } from '../common/role-delegation.js';
 import type { Journal } from '../journal.js';
 import { JournalError } from '../journal-error.js';
-import type { BeginBatchOptions, FinishedCall, Lease, PlanEntry } from '../journal-types.js';
 import { thisProcess } from '../process-identity.js';
 import { StagingFiles } from '../staging-files.js';
 import { WalIndexHeader } from '../wal-index-header.js';
@@ -75,6 +72,7 @@ export class SqliteJournal extends RoleDelegation implements Journal {
     this.#disk = memory ? undefined : new DiskSync(conn, location, this.#walIndex, this.#batches);
     const history = new SqliteHistory(conn);
     this.parts = {
+      batches: this.#batches,
       history,
       recovery: new SqliteRecovery(conn),
       leases: new SqliteLeases(conn, history),
@@ -135,56 +133,6 @@ export class SqliteJournal extends RoleDelegation implements Journal {
   /** Removes unreadable staged rows (after `unreadableStaged()` showed them); returns their bodies. */
   dropUnreadableStaged(): { seq: number; body: string }[] {
     return this.#conn.staging.dropUnreadableStaged();
-  }
-
-  // The batch log (batches.ts; staged read-only batches: staging.ts).
-
-  beginBatch(session: string, calls: readonly ToolCall[], options?: BeginBatchOptions): string {
-    return this.#batches.beginBatch(session, calls, options);
-  }
-
-  recordFinishedBatch(
-    session: string,
-    calls: readonly ToolCall[],
-    finished: readonly FinishedCall[],
-    options?: BeginBatchOptions,
-  ): string {
-    return this.#batches.recordFinishedBatch(session, calls, finished, options);
-  }
-
-  recordStreamedCall(session: string, batchId: string, index: number, call: ToolCall, lease?: Lease): void {
-    this.#batches.recordStreamedCall(session, batchId, index, call, lease);
-  }
-
-  /** Re-planning a pending batch (after a restart) records today's decisions over the old ones. */
-  replan(batchId: string, plan: readonly PlanEntry[]): void {
-    this.#batches.replan(batchId, plan);
-  }
-
-  markApproved(batchId: string, indexes: readonly number[], lease?: Lease): void {
-    this.#batches.markApproved(batchId, indexes, lease);
-  }
-
-  markRunning(batchId: string, index: number, lease?: Lease): void {
-    this.#batches.markRunning(batchId, index, lease);
-  }
-
-  markNotStarted(batchId: string, index: number): void {
-    this.#batches.markNotStarted(batchId, index);
-  }
-
-  recordResult(
-    batchId: string,
-    index: number,
-    result: ToolResult,
-    status?: 'done' | 'denied' | 'unknown',
-    finish?: { lease?: Lease },
-  ): boolean {
-    return this.#batches.recordResult(batchId, index, result, status, finish);
-  }
-
-  finishBatch(batchId: string, lease?: Lease): void {
-    this.#batches.finishBatch(batchId, lease);
   }
 
   // Every other role: RoleDelegation hands it to its part (this.parts).
