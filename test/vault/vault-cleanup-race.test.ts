@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load-config.js';
 import { approveAll } from '../../src/core/confirmation.js';
-import { removeOwnTemp } from '../../src/sandbox/safe-fs.js';
+import { removeOwnTemp } from '../../src/sandbox/remove-entry.js';
 import { createToolgate } from '../../src/toolgate.js';
 import { makeTempDir } from '../helpers/workspace.js';
 

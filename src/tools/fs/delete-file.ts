@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
-import { removeEntry } from '../../sandbox/safe-fs.js';
+import { removeEntry } from '../../sandbox/remove-entry.js';
 import type { StaleGuard } from './stale-guard.js';
 
 const args = z.strictObject({

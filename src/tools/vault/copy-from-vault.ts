@@ -3,14 +3,8 @@ import { constants } from 'node:fs';
 import { type FileHandle, link, lstat, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from '../../core/tool-error.js';
-import {
-  MAX_TREE_DEPTH,
-  mapFsError,
-  openDirectoryChain,
-  openForRead,
-  removeOwnTemp,
-  throughFd,
-} from '../../sandbox/safe-fs.js';
+import { MAX_TREE_DEPTH, removeOwnTemp } from '../../sandbox/remove-entry.js';
+import { mapFsError, openDirectoryChain, openForRead, throughFd } from '../../sandbox/safe-fs.js';
 import type { ResolvedPath, Sandbox } from '../../sandbox/sandbox.js';
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
