@@ -20,6 +20,8 @@ export class GitignoreFilter {
   readonly #baseDepth: number;
   readonly #baseParts: readonly string[];
   readonly #rules = new Map<string, Ignore | undefined>();
+  /** The text each rule set was made from (for `ruleText`). */
+  readonly #texts = new Map<string, string>();
   /** Per directory: the rule sets that apply inside it (root first), each with where its paths start. */
   readonly #chains = new Map<string, readonly RuleSet[]>();
   /** Verified directory descriptors (`/proc/self/fd/N`) to read a folder's .gitignore through. */
@@ -48,11 +50,21 @@ export class GitignoreFilter {
     if (this.#rules.has(dir)) return this.#rules.get(dir);
     const folder = this.#through.get(dir) ?? `${this.#root}${dir ? `/${dir}` : ''}`;
     this.#through.delete(dir);
-    const text = readSmallFileSync(`${folder}/.gitignore`);
-    const rules =
-      text === undefined ? undefined : ignore(IGNORE_OPTIONS).add(this.#withoutBaseExclusions(dir, text));
+    const read = readSmallFileSync(`${folder}/.gitignore`);
+    const text = read === undefined ? undefined : this.#withoutBaseExclusions(dir, read);
+    const rules = text === undefined ? undefined : ignore(IGNORE_OPTIONS).add(text);
+    if (text !== undefined) this.#texts.set(dir, text);
     this.#rules.set(dir, rules);
     return rules;
+  }
+
+  /**
+   * The lines of `dir`'s .gitignore as this filter applies them (above the base, without the lines
+   * that exclude the base), or undefined when it has none. Read once, like the rules themselves.
+   */
+  ruleText(dir: string): string | undefined {
+    this.#rulesFor(dir);
+    return this.#texts.get(dir);
   }
 
   /**

@@ -4,7 +4,7 @@ import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
 import { openForRead, throughFd, throughFdForChild } from '../../sandbox/safe-fs.js';
 import { GitignoreFilter } from './gitignore-filter.js';
-import { globWithRipgrep } from './glob-ripgrep.js';
+import { globWithPruning } from './glob-prune.js';
 import { ripgrepBinary } from './grep-ripgrep.js';
 
 const args = z.strictObject({
@@ -89,17 +89,20 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
       const base = ctx.sandbox.resolve(a.path);
       // Verifies it is a real directory inside the root (and not a link swapped in) before walking.
       const { handle } = await openForRead(base, ctx.sandbox, 'directory');
+      const filter = new GitignoreFilter(base.root, base.relative);
       let found: string[];
       let truncated = false;
       try {
         const binary = settings.forceJavaScript ? undefined : ripgrepBinary();
         if (binary) {
           // Matching by automaton in a child process: no pattern can hang toolgate (issue #13).
-          const listed = await globWithRipgrep(binary, throughFdForChild(handle, base.absolute), a.pattern, {
+          const listed = await globWithPruning(binary, throughFdForChild(handle, base.absolute), a.pattern, {
             // Hidden folders are walked only when they can match: include_hidden, or a pattern that
             // names a dot itself (`.github/**`); skipping them is most of ripgrep's speed.
             hidden: a.include_hidden || a.pattern.split('/').some((s) => s.startsWith('.')),
             signal: ctx.signal,
+            filter,
+            base: base.relative,
           });
           found = a.include_hidden ? listed.names : listed.names.filter(visibleFor(a.pattern));
           truncated = listed.truncated;
@@ -127,7 +130,6 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
         await handle.close();
       }
       const prefix = base.relative === '.' ? '' : `${base.relative}/`;
-      const filter = new GitignoreFilter(base.root, base.relative);
       const kept: string[] = [];
       let ignored = 0;
       for (const rel of found) {

@@ -1,0 +1,70 @@
+import type { GitignoreFilter } from './gitignore-filter.js';
+import { globWithRipgrep, type RipgrepListing } from './glob-ripgrep.js';
+
+/**
+ * Glob's ripgrep walk, pruned by .gitignore rules (issue #33): what ripgrep skips it never reads,
+ * which is most of its time on trees with ignored build output (node_modules/*\/dist). Toolgate's
+ * GitignoreFilter still judges every name listed; the pruning must only ever skip a directory the
+ * filter ignores too. Why it does:
+ *
+ * - The pattern is a ripgrep override, which wins over ignore rules: a file is listed or not by the
+ *   pattern alone, so ignore rules in ripgrep only ever skip directories.
+ * - Ripgrep reads the .gitignore files at and below the base (globWithRipgrep's flags: none above,
+ *   no global or repository excludes, no .ignore or .rgignore, no repository needed) and, as git and
+ *   the filter do, lets the deepest file with a say decide, the last matching line within it. Its
+ *   one departure: below a directory holding `.jj` it stops reading the files above it. That only
+ *   takes a say away, so among these files it skips less, never more. (Property 24 checks its
+ *   matching against git, through grep and glob.)
+ * - The rules of .gitignore files above the base reach ripgrep as an ignore file of its own, which
+ *   speaks only where no .gitignore below has a say (as files nearer the root do in git). Sent only
+ *   when none of those files holds a `!` (then any line that matches means "ignored", in git's
+ *   order as in any other), and only lines that match a name at any depth (`dist/`, `*.log`,
+ *   `**\/tmp`), which mean the same from the base as from their own folder. The lines that exclude
+ *   the base itself are already out (the filter drops them: a folder named explicitly is searched).
+ * - Where a `.jj` stopped ripgrep reading a .gitignore below the base, that file's `!` line could
+ *   have re-included a directory the rules from above skip. So with rules from above, ripgrep also
+ *   lists every .gitignore its walk meets, and if any holds a `!` (or the listing stopped at the
+ *   cap), the walk runs again without them.
+ */
+export async function globWithPruning(
+  binary: string,
+  cwd: string,
+  pattern: string,
+  options: { hidden: boolean; signal: AbortSignal; filter: GitignoreFilter; base: string },
+): Promise<RipgrepListing> {
+  const { filter, base, ...walk } = options;
+  const fromAbove = options.hidden ? undefined : rulesFromAbove(filter, base);
+  if (fromAbove === undefined) return globWithRipgrep(binary, cwd, pattern, walk);
+  const listed = await globWithRipgrep(binary, cwd, pattern, { ...walk, fromAbove });
+  const prefix = base === '.' ? '' : `${base}/`;
+  const negated = listed.gitignoreDirs.some((dir) =>
+    hasNegation(filter.ruleText(dir === '' ? base : prefix + dir)),
+  );
+  if (!listed.truncated && !negated) return listed;
+  return globWithRipgrep(binary, cwd, pattern, walk);
+}
+
+/** A line that matches a name at any depth: no slash but a trailing one or a leading `**\/`. */
+const ANY_DEPTH = /^(\*\*\/)?[^/]+\/?$/;
+
+/**
+ * The rules of the .gitignore files above `base` (root-relative), as the filter applies them in
+ * it, that ripgrep may prune with; undefined when there are none or they cannot be sent.
+ */
+export function rulesFromAbove(filter: GitignoreFilter, base: string): string | undefined {
+  if (base === '.' || base === '') return undefined;
+  const parts = base.split('/');
+  const lines: string[] = [];
+  for (let depth = 0; depth < parts.length; depth++) {
+    const text = filter.ruleText(parts.slice(0, depth).join('/'));
+    if (text === undefined) continue;
+    if (hasNegation(text)) return undefined;
+    for (const line of text.split('\n')) if (ANY_DEPTH.test(line.trim())) lines.push(line);
+  }
+  return lines.length === 0 ? undefined : `${lines.join('\n')}\n`;
+}
+
+/** Any `!` at all: a re-include, or (when escaped) a name with one; either way, not sent. */
+function hasNegation(text: string | undefined): boolean {
+  return text?.includes('!') ?? false;
+}
