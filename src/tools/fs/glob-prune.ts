@@ -30,18 +30,27 @@ export async function globWithPruning(
   binary: string,
   cwd: string,
   pattern: string,
-  options: { hidden: boolean; signal: AbortSignal; filter: GitignoreFilter; base: string },
+  options: {
+    hidden: boolean;
+    signal: AbortSignal;
+    filter: GitignoreFilter;
+    base: string;
+    /** A fresh judge of the names listed, for each walk (there may be two). */
+    judge: () => (name: string) => string | undefined;
+  },
 ): Promise<RipgrepListing> {
-  const { filter, base, ...walk } = options;
-  const fromAbove = options.hidden ? undefined : rulesFromAbove(filter, base);
-  if (fromAbove === undefined) return globWithRipgrep(binary, cwd, pattern, walk);
-  const listed = await globWithRipgrep(binary, cwd, pattern, { ...walk, fromAbove });
+  const { filter, base, judge, ...rest } = options;
+  const walk = () => ({ ...rest, keep: judge() });
   const prefix = base === '.' ? '' : `${base}/`;
-  const negated = listed.gitignoreDirs.some((dir) =>
+  // Rules from above go only with the listing of .gitignore files, which comes without `hidden`.
+  const fromAbove = options.hidden ? undefined : rulesFromAbove(filter, base);
+  if (fromAbove === undefined) return globWithRipgrep(binary, cwd, pattern, walk());
+  const listed = await globWithRipgrep(binary, cwd, pattern, { ...walk(), fromAbove });
+  const negated = (listed.gitignoreDirs ?? []).some((dir) =>
     hasNegation(filter.ruleText(dir === '' ? base : prefix + dir)),
   );
   if (!listed.truncated && !negated) return listed;
-  return globWithRipgrep(binary, cwd, pattern, walk);
+  return globWithRipgrep(binary, cwd, pattern, walk());
 }
 
 /** A line that matches a name at any depth: no slash but a trailing one or a leading `**\/`. */

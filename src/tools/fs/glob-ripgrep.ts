@@ -11,11 +11,11 @@ const MAX_NAMES = 200_000;
 const GITIGNORE = '.gitignore';
 
 export interface RipgrepListing {
-  /** Paths relative to `cwd`, in ripgrep's order. */
+  /** What `keep` made of the paths listed (relative to `cwd`), in ripgrep's order. */
   names: string[];
   truncated: boolean;
-  /** With `fromAbove`: the directories (relative to `cwd`) where the walk met a .gitignore. */
-  gitignoreDirs: string[];
+  /** With `fromAbove`, without `hidden`: the directories (relative to `cwd`) where the walk met a .gitignore. */
+  gitignoreDirs: string[] | undefined;
 }
 
 /**
@@ -28,16 +28,25 @@ export interface RipgrepListing {
  * repository-local excludes, no .ignore/.rgignore) to skip ignored directories while it walks;
  * the pattern is an override that wins over those rules, so a file is listed or not by the pattern
  * alone. The caller still judges every name with toolgate's own .gitignore rules (glob-prune.ts
- * says why the skipping never drops a name they keep). `fromAbove` (only without `hidden`) adds
- * rules as a lowest-precedence ignore file, and lists where the walk met a .gitignore.
+ * says why the skipping never drops a name they keep). `fromAbove` (ignored with `hidden`) adds
+ * rules as a lowest-precedence ignore file, and the walk then also lists where it met a .gitignore.
  */
 export async function globWithRipgrep(
   binary: string,
   cwd: string,
   pattern: string,
-  options: { hidden: boolean; signal: AbortSignal; fromAbove?: string },
+  options: {
+    hidden: boolean;
+    signal: AbortSignal;
+    fromAbove?: string;
+    /** Judges each path as it arrives (while ripgrep still walks): the name to keep, or undefined. */
+    keep: (name: string) => string | undefined;
+    /** The cap on paths listed (tests lower it). */
+    maxNames?: number;
+  },
 ): Promise<RipgrepListing> {
-  // The probe lists .gitignore files, hidden names that the caller leaves out without `hidden`.
+  // The .gitignore files are listed with rules from above (glob-prune.ts says why), only without
+  // `hidden`: then they are hidden names the caller leaves out, never answers of the pattern.
   const probe = options.fromAbove !== undefined && !options.hidden;
   // A pattern without a slash would match at any depth under gitignore rules; anchored, it means
   // what the glob tool says: relative to the directory searched.
@@ -73,21 +82,25 @@ export async function globWithRipgrep(
   options.signal.addEventListener('abort', stop, { once: true });
   const names: string[] = [];
   const gitignoreDirs: string[] = [];
+  const maxNames = options.maxNames ?? MAX_NAMES;
+  let listed = 0;
   let truncated = false;
-  /** Keeps one line of output; false once the names are at the cap. */
+  /** Takes one line of output; false once the listing is at the cap. */
   const take = (line: string): boolean => {
     if (!line) return true;
-    if (names.length + gitignoreDirs.length >= MAX_NAMES) return false;
+    if (listed++ >= maxNames) return false;
     const name = line.startsWith('./') ? line.slice(2) : line;
     if (probe && (name === GITIGNORE || name.endsWith(`/${GITIGNORE}`))) {
       gitignoreDirs.push(name.slice(0, -GITIGNORE.length - 1));
     } else {
-      names.push(name);
+      const kept = options.keep(name);
+      if (kept !== undefined) names.push(kept);
     }
     return true;
   };
   try {
-    // Split by hand, not by readline: one split per chunk instead of an event per name.
+    // Split by hand, not by readline: one split per chunk instead of an event per name. Each chunk
+    // is judged as it comes, on this thread while ripgrep walks on another core.
     const decoder = new StringDecoder('utf8');
     let rest = '';
     for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
@@ -106,7 +119,7 @@ export async function globWithRipgrep(
     if (!truncated && code === 2 && /glob|error parsing/i.test(stderr)) {
       throw new ToolError('BadArgs', `invalid glob pattern "${pattern}": ${stderr.trim().split('\n')[0]}`);
     }
-    return { names, truncated, gitignoreDirs };
+    return { names, truncated, gitignoreDirs: probe ? gitignoreDirs : undefined };
   } finally {
     options.signal.removeEventListener('abort', stop);
     if (child.exitCode === null) child.kill('SIGKILL');

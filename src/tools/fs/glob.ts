@@ -42,6 +42,7 @@ export function checkPattern(pattern: string): void {
 function visibleFor(pattern: string): (name: string) => boolean {
   const dotSegments = pattern.split('/').filter((s) => s.startsWith('.')).length;
   return (name) => {
+    if (!name.startsWith('.') && !name.includes('/.')) return true; // no hidden segment: most names
     const hidden = name.split('/').filter((s) => s.startsWith('.')).length;
     return hidden === 0 || hidden <= dotSegments;
   };
@@ -90,7 +91,20 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
       // Verifies it is a real directory inside the root (and not a link swapped in) before walking.
       const { handle } = await openForRead(base, ctx.sandbox, 'directory');
       const filter = new GitignoreFilter(base.root, base.relative);
-      let found: string[];
+      const prefix = base.relative === '.' ? '' : `${base.relative}/`;
+      let ignored = 0;
+      /** A fresh judge of listed names (ripgrep's walk may run twice): denied and ignored ones out. */
+      const judge = (visible: (name: string) => boolean) => () => {
+        ignored = 0;
+        return (rel: string): string | undefined => {
+          if (!visible(rel)) return undefined;
+          const fromRoot = prefix + rel;
+          if (ctx.sandbox.deniedPattern(fromRoot) === undefined && !filter.ignores(fromRoot)) return fromRoot;
+          ignored++;
+          return undefined;
+        };
+      };
+      let kept: string[];
       let truncated = false;
       try {
         const binary = settings.forceJavaScript ? undefined : ripgrepBinary();
@@ -103,8 +117,9 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
             signal: ctx.signal,
             filter,
             base: base.relative,
+            judge: judge(a.include_hidden ? () => true : visibleFor(a.pattern)),
           });
-          found = a.include_hidden ? listed.names : listed.names.filter(visibleFor(a.pattern));
+          kept = listed.names;
           truncated = listed.truncated;
         } else {
           checkFallbackPattern(a.pattern);
@@ -116,7 +131,7 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
           // Walk from the verified directory inode, not its name (which a racing link could take over).
           // Loaded only here: with ripgrep present, never.
           const { glob: tinyglob } = await import('tinyglobby');
-          found = await tinyglob(a.pattern, {
+          const found = await tinyglob(a.pattern, {
             cwd: throughFd(handle, base.absolute),
             dot: a.include_hidden,
             followSymbolicLinks: false,
@@ -125,22 +140,13 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
             ignore: ['**/.git/**'],
             signal: ctx.signal,
           });
+          const keep = judge(() => true)();
+          kept = found.flatMap((rel) => keep(rel) ?? []);
         }
       } finally {
         await handle.close();
       }
-      const prefix = base.relative === '.' ? '' : `${base.relative}/`;
-      const kept: string[] = [];
-      let ignored = 0;
-      for (const rel of found) {
-        const fromRoot = prefix + rel;
-        if (ctx.sandbox.deniedPattern(fromRoot) !== undefined || filter.ignores(fromRoot)) {
-          ignored++;
-          continue;
-        }
-        kept.push(fromRoot);
-      }
-      kept.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+      kept.sort(); // strings by UTF-16 code units, as `<` compares them
       const shown = kept.slice(0, a.max_results);
       const more = kept.length - shown.length;
       if (kept.length === 0) {
