@@ -1,27 +1,10 @@
 import { symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { validateConfig } from '../../src/config/load-config.js';
-import { approveAll } from '../../src/core/confirmation.js';
-import { createToolgate } from '../../src/toolgate.js';
-import { createGlobTool } from '../../src/tools/fs/glob.js';
+import { globGates as gates } from '../helpers/glob-gates.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /** Issue #13 item 11: glob neither walks out through a link in the pattern nor hangs on a pattern. */
-function gates(root: string) {
-  const config = validateConfig({});
-  return {
-    ripgrep: createToolgate({ config, roots: [root], approver: approveAll }),
-    javascript: createToolgate({
-      config,
-      roots: [root],
-      approver: approveAll,
-      builtins: false,
-      tools: [createGlobTool({ forceJavaScript: true })],
-    }),
-  };
-}
-
 describe('glob under attack (issue #13)', () => {
   it('a link in the literal part of the pattern is not followed out of the root', async () => {
     const root = makeTempDir('toolgate-glob-');

@@ -2,11 +2,9 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { globGates } from '../../../test/helpers/glob-gates.js';
 import { makeTempDir } from '../../../test/helpers/workspace.js';
-import { validateConfig } from '../../config/load-config.js';
-import { approveAll } from '../../core/confirmation.js';
-import { createToolgate } from '../../toolgate.js';
-import { createGlobTool } from './glob.js';
+import type { Toolgate } from '../../toolgate.js';
 import { ripgrepBinary } from './grep-ripgrep.js';
 
 /**
@@ -108,7 +106,7 @@ function write(root: string, outside: string, t: Tree): void {
   }
 }
 
-async function globOf(gate: ReturnType<typeof createToolgate>, args: Record<string, unknown>) {
+async function globOf(gate: Toolgate, args: Record<string, unknown>) {
   const [r] = await gate.execute([{ id: '1', name: 'glob', arguments: { max_results: 1000, ...args } }]);
   return { ok: r?.ok, content: r?.content };
 }
@@ -129,15 +127,7 @@ describe('glob: ripgrep skips only what toolgate ignores (issue #33)', () => {
           const root = makeTempDir('toolgate-prune-');
           made.push(root);
           write(root, outside, t);
-          const config = validateConfig({});
-          const ripgrep = createToolgate({ config, roots: [root], approver: approveAll });
-          const javascript = createToolgate({
-            config,
-            roots: [root],
-            approver: approveAll,
-            builtins: false,
-            tools: [createGlobTool({ forceJavaScript: true })],
-          });
+          const { ripgrep, javascript } = globGates(root);
           const args = { pattern, path: base, include_hidden: includeHidden };
           expect(await globOf(ripgrep, args), JSON.stringify(t)).toEqual(await globOf(javascript, args));
         },
@@ -151,7 +141,6 @@ describe('glob: ripgrep skips only what toolgate ignores (issue #33)', () => {
     // `!` (above, anchored, or below, behind a .jj folder) brings back.
     const subsets = <T>(xs: T[]): T[][] =>
       xs.reduce<T[][]>((all, x) => all.concat(all.map((s) => [...s, x])), [[]]);
-    const config = validateConfig({});
     for (const top of subsets(['build/', '!src/lib/build/', '*.log'])) {
       for (const src of subsets(['!build/', '!a.ts'])) {
         for (const jj of [false, true]) {
@@ -165,14 +154,7 @@ describe('glob: ripgrep skips only what toolgate ignores (issue #33)', () => {
           writeFileSync(path.join(root, '.gitignore'), `${top.join('\n')}\n`);
           writeFileSync(path.join(root, 'src/.gitignore'), `${src.join('\n')}\n`);
           if (jj) mkdirSync(path.join(root, 'src/jj/.jj'));
-          const ripgrep = createToolgate({ config, roots: [root], approver: approveAll });
-          const javascript = createToolgate({
-            config,
-            roots: [root],
-            approver: approveAll,
-            builtins: false,
-            tools: [createGlobTool({ forceJavaScript: true })],
-          });
+          const { ripgrep, javascript } = globGates(root);
           for (const base of ['src', 'src/lib', 'src/jj']) {
             const args = { pattern: '**/*.ts', path: base };
             const context = JSON.stringify({ top, src, jj, base });
@@ -191,8 +173,9 @@ describe('glob: ripgrep skips only what toolgate ignores (issue #33)', () => {
     mkdirSync(path.join(root, 'src/jj/build'), { recursive: true });
     writeFileSync(path.join(root, 'src/.gitignore'), '!build/\n!a.ts\n');
     writeFileSync(path.join(root, 'src/jj/build/a.ts'), '');
-    const gate = createToolgate({ config: validateConfig({}), roots: [root], approver: approveAll });
-    expect((await globOf(gate, { pattern: '**/*.ts', path: 'src' })).content).toBe('src/jj/build/a.ts');
+    expect((await globOf(globGates(root).ripgrep, { pattern: '**/*.ts', path: 'src' })).content).toBe(
+      'src/jj/build/a.ts',
+    );
   });
 
   it('rules from above are not sent when one of them re-includes (an anchored `!` cannot be sent)', async () => {
@@ -203,7 +186,8 @@ describe('glob: ripgrep skips only what toolgate ignores (issue #33)', () => {
     mkdirSync(path.join(root, 'src/other/build'), { recursive: true });
     writeFileSync(path.join(root, 'src/lib/build/a.ts'), '');
     writeFileSync(path.join(root, 'src/other/build/b.ts'), '');
-    const gate = createToolgate({ config: validateConfig({}), roots: [root], approver: approveAll });
-    expect((await globOf(gate, { pattern: '**/*.ts', path: 'src' })).content).toBe('src/lib/build/a.ts');
+    expect((await globOf(globGates(root).ripgrep, { pattern: '**/*.ts', path: 'src' })).content).toBe(
+      'src/lib/build/a.ts',
+    );
   });
 });

@@ -1,5 +1,5 @@
 import type { GitignoreFilter } from './gitignore-filter.js';
-import { globWithRipgrep, type RipgrepListing } from './glob-ripgrep.js';
+import { type GlobWalk, globWithRipgrep, type RipgrepListing } from './glob-ripgrep.js';
 
 /**
  * Glob's ripgrep walk, pruned by .gitignore rules (issue #33): what ripgrep skips it never reads,
@@ -30,9 +30,7 @@ export async function globWithPruning(
   binary: string,
   cwd: string,
   pattern: string,
-  options: {
-    hidden: boolean;
-    signal: AbortSignal;
+  options: GlobWalk & {
     filter: GitignoreFilter;
     base: string;
     /** A fresh judge of the names listed, for each walk (there may be two). */

@@ -18,6 +18,12 @@ export interface RipgrepListing {
   gitignoreDirs: string[] | undefined;
 }
 
+/** What every walk is given: whether hidden folders are walked, and the call's signal. */
+export interface GlobWalk {
+  hidden: boolean;
+  signal: AbortSignal;
+}
+
 /**
  * Lists the files under `cwd` whose paths match `pattern`, with ripgrep's glob engine: globs are
  * compiled to a finite automaton (Rust's regex crate), so no pattern can make matching take
@@ -35,9 +41,7 @@ export async function globWithRipgrep(
   binary: string,
   cwd: string,
   pattern: string,
-  options: {
-    hidden: boolean;
-    signal: AbortSignal;
+  options: GlobWalk & {
     fromAbove?: string;
     /** Judges each path as it arrives (while ripgrep still walks): the name to keep, or undefined. */
     keep: (name: string) => string | undefined;
