@@ -24,7 +24,21 @@ const made: string[] = [];
  */
 
 /** Directory names, files and .gitignore lines chosen so that the rules overlap in many ways. */
-const DIRS = ['', 'src', 'src/lib', 'src/lib/deep', 'build', 'docs', 'docs/build', 'logs', 'a b'];
+// `build` at three depths with `!build/` among the lines: a deeper file re-including a folder an
+// upper one excluded (the package's own test() let the upper rule win through the folder).
+const DIRS = [
+  '',
+  'src',
+  'src/lib',
+  'src/lib/deep',
+  'src/build',
+  'src/lib/build',
+  'build',
+  'docs',
+  'docs/build',
+  'logs',
+  'a b',
+];
 const FILES = ['a.log', 'keep.log', 'main.ts', 'notes.md', 'x1', 'Deep', 'deep', 'b.txt', 'c.txt', 'out'];
 const LINES = [
   '*.log',
@@ -32,6 +46,8 @@ const LINES = [
   'build/',
   '/build',
   'build',
+  '!build/',
+  '!build',
   'deep/',
   '**/deep',
   'src/**/x1',
@@ -198,7 +214,21 @@ describe('Property 24: file discovery respects .gitignore, as git decides it', (
           javascript: { glob: expected, grep: expected, list_directory: expected },
         });
       }),
-      { numRuns: 150 },
+      {
+        numRuns: 150,
+        // Always tried: a deeper `!build/` re-including folders the root's `build/` excluded.
+        examples: [
+          [
+            {
+              files: ['src/build/main.ts', 'src/lib/build/x1', 'build/b.txt', 'src/main.ts'],
+              gitignores: [
+                ['', ['build/']],
+                ['src', ['!build/']],
+              ],
+            },
+          ],
+        ],
+      },
     );
   });
 });

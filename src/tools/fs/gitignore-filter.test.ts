@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import ignore from 'ignore';
+import ignore, { type Ignore } from 'ignore';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '../../../test/helpers/workspace.js';
 import { GitignoreFilter } from './gitignore-filter.js';
@@ -25,6 +25,16 @@ const PATTERNS = [
   '# note',
   '',
 ];
+
+/**
+ * One file's verdict on the path itself. The package's public test() also checks the path's
+ * folders against that one file, which lets an upper file's `build/` beat a deeper `!build/`; the
+ * folders are judged here through the whole chain instead, as git does.
+ */
+function alone(rules: Ignore, path: string): { ignored: boolean; unignored: boolean } {
+  type Rules = { test(path: string, mode: 'regex'): { ignored: boolean; unignored: boolean } };
+  return (rules as unknown as { _rules: Rules })._rules.test(path, 'regex');
+}
 
 /**
  * The rule written out directly: a path is ignored when a directory on its way below the search
@@ -54,7 +64,7 @@ function reference(base: string, texts: Map<string, string>, relative: string, i
     for (let i = upTo - 1; i >= 0; i--) {
       const rules = matcher(parts.slice(0, i).join('/'));
       const rest = parts.slice(i, upTo).join('/');
-      const verdict = rules?.test(asDir ? `${rest}/` : rest);
+      const verdict = rules && alone(rules, asDir ? `${rest}/` : rest);
       if (verdict?.ignored) return true;
       if (verdict?.unignored) return false;
     }
@@ -111,6 +121,18 @@ describe('GitignoreFilter (Property 24, the filter alone; through the tools agai
     // An excluded directory is not searched at all: a `!` inside it cannot bring a file back.
     writeFileSync(path.join(root, '.gitignore'), 'docs/\n');
     expect(new GitignoreFilter(root).ignores('docs/x1')).toBe(true);
+  });
+
+  it('a deeper `!build/` re-includes folders an upper `build/` excluded, files and folders below them too (git keeps src/x/build/a.ts)', () => {
+    const root = makeTempDir();
+    mkdirSync(path.join(root, 'src/x/build/sub'), { recursive: true });
+    writeFileSync(path.join(root, '.gitignore'), 'build/\n');
+    writeFileSync(path.join(root, 'src', '.gitignore'), '!build/\n');
+    const filter = new GitignoreFilter(root);
+    expect(filter.ignores('src/x/build/a.ts')).toBe(false);
+    expect(filter.ignores('src/x/build/sub', true)).toBe(false);
+    expect(filter.ignores('src/x/build/sub/b.ts')).toBe(false);
+    expect(filter.ignores('build/a.ts')).toBe(true);
   });
 
   it('untidy spellings of a path (leading, trailing, doubled slashes) get the same answer', () => {

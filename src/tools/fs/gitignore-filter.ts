@@ -109,7 +109,7 @@ export class GitignoreFilter {
     for (let i = chain.length - 1; i >= 0; i--) {
       const { rules, from } = chain[i] as RuleSet;
       const rest = path.slice(from);
-      const verdict = rules.test(isDirectory ? `${rest}/` : rest);
+      const verdict = testAlone(rules, isDirectory ? `${rest}/` : rest);
       if (verdict.ignored) return true;
       if (verdict.unignored) return false;
     }
@@ -141,6 +141,22 @@ export class GitignoreFilter {
     return isDirectory ? this.#directoryIgnored(path) : this.#matched(dir, path, false);
   }
 }
+
+/**
+ * One rule set's verdict on `path` itself, its parent folders not consulted: the caller has
+ * already decided them through the whole chain of .gitignore files. The package's `test()` checks
+ * the parents against this one set, so the root's `build/` excluded `src/x/build/a.ts` although
+ * src/.gitignore's `!build/` re-includes that folder (git keeps it). Its per-path test is not
+ * public: the pinned version's is checked at load, and a missing one fails loudly.
+ */
+type RuleList = { test(path: string, mode: 'regex'): { ignored: boolean; unignored: boolean } };
+function testAlone(rules: Ignore, path: string): { ignored: boolean; unignored: boolean } {
+  return (rules as unknown as { _rules: RuleList })._rules.test(path, 'regex');
+}
+if (typeof (ignore() as unknown as { _rules?: Partial<RuleList> })._rules?.test !== 'function')
+  throw new Error(
+    'the installed `ignore` package has no per-path rule test (its version changed): pin the version package.json names and run npm ci',
+  );
 
 interface RuleSet {
   rules: Ignore;
