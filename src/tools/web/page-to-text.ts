@@ -1,8 +1,10 @@
-import { gfm, strikethrough, taskListItems } from '@joplin/turndown-plugin-gfm';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
 import { ToolError } from '../../core/tool-error.js';
+import { codeLanguage } from './code-block.js';
+import { docContainer } from './doc-sites.js';
+import { domToMarkdown, PERMALINK } from './dom-to-markdown.js';
+import type { HtmlElement } from './html-node.js';
 
 export type PageFormat = 'markdown' | 'text' | 'html';
 
@@ -40,40 +42,27 @@ function maxDepth(root: DomElement | null): number {
 }
 
 /**
- * The HTML of the matched elements that no other match contains (a nested match is already in its
- * ancestor's HTML: repeating it made the text grow with the square of the nesting), cut at `max`.
+ * The matched elements that no other match contains (a nested match is already in its ancestor:
+ * repeating it made the text grow with the square of the nesting).
  */
-function outermost(nodes: DomElement[], max: number): string {
+function outermost(nodes: DomElement[]): DomElement[] {
   const picked = new Set(nodes);
-  const parts: string[] = [];
-  let size = 0;
-  for (const node of nodes) {
-    let inside = false;
-    for (let up = node.parentElement; up; up = up.parentElement) {
-      if (picked.has(up as DomElement)) {
-        inside = true;
-        break;
-      }
-    }
-    if (inside) continue;
-    const html = node.outerHTML;
-    parts.push(html);
-    size += html.length + 1;
-    if (size >= max) break;
-  }
-  return parts.join('\n').slice(0, max);
+  return nodes.filter((node) => {
+    for (let up = node.parentElement; up; up = up.parentElement)
+      if (picked.has(up as DomElement)) return false;
+    return true;
+  });
 }
 
 /** Elements that are never content. */
 const NOISE = 'script, style, noscript, template, iframe, object, embed';
-/** A link whose whole text is one of these is a heading's permalink, not something to read. */
-const PERMALINK = new Set(['¶', '#', '§', '🔗', '⚓']);
 
 /**
- * An HTML page as the model should read it: `selector` (CSS) picks elements first; otherwise
- * Readability finds the article (the whole body when it finds none). Links and images keep absolute
- * URLs (resolved against the page's final URL). Markdown via turndown (ATX headings, fenced code),
- * plain text, or the chosen HTML as it is.
+ * An HTML page as the model should read it: `selector` (CSS) picks elements first; otherwise the
+ * content container of a known documentation generator (doc-sites.ts), else Readability's article
+ * (the whole body when it finds none). Links and images keep absolute URLs (resolved against the
+ * page's final URL). Markdown by one walk of the DOM (dom-to-markdown.ts: ATX headings, every
+ * `<pre>` a fenced block with its language, pipe tables), plain text, or the chosen HTML as it is.
  */
 export function pageToText(
   html: string,
@@ -90,10 +79,16 @@ export function pageToText(
       `the page nests its elements ${depth} deep (more than ${MAX_DEPTH}): too deep to read as an article; no real page does this`,
     );
   }
+  let title = (document.querySelector('title')?.textContent ?? '').trim();
+  const container = selector ? undefined : docContainer(document);
+  if (container && format === 'markdown') {
+    // The walk skips noise and permalinks and makes links absolute itself: no pass before it.
+    const text = domToMarkdown(container as unknown as HtmlElement, pageUrl, MAX_TABLE_ROWS);
+    if (text !== '') return { title, text };
+  }
   for (const node of document.querySelectorAll(NOISE)) node.remove();
   for (const a of document.querySelectorAll('a')) if (PERMALINK.has((a.textContent ?? '').trim())) a.remove();
   absolutize(document, pageUrl);
-  let title = (document.querySelector('title')?.textContent ?? '').trim();
   let chosen: string;
   if (selector) {
     let nodes: DomElement[];
@@ -111,20 +106,24 @@ export function pageToText(
         `no element of ${pageUrl} matches the selector ${JSON.stringify(selector)}`,
       );
     }
-    chosen = outermost(nodes, maxChars);
+    const picked = outermost(nodes);
+    chosen = joinUpTo(picked, maxChars, format === 'markdown' ? '\n\n' : '\n', (node) =>
+      format === 'markdown'
+        ? domToMarkdown(node as unknown as HtmlElement, pageUrl, MAX_TABLE_ROWS)
+        : node.outerHTML,
+    );
+    if (format === 'markdown') return { title, text: chosen };
+  } else if (container) {
+    chosen = container.outerHTML;
   } else {
     // Readability edits the document it reads: nothing else needs this one any more. Its article
-    // comes back as the element itself, so turndown does not parse it again.
-    // Readability drops class names; a code block's language (`language-python`) is kept.
-    const languages = new Set<string>();
-    for (const code of document.querySelectorAll('pre code[class*="language-"], pre[class*="language-"]'))
-      for (const name of (code.getAttribute('class') ?? '').split(/\s+/))
-        if (name.startsWith('language-')) languages.add(name);
+    // comes back as the element itself, so nothing parses it again. Readability drops class names
+    // and wrappers: each code block's language is written on the block first.
+    markCodeLanguages(document);
     let article: ReturnType<Readability<DomElement>['parse']> | undefined;
     try {
       article = new Readability(document as never, {
         serializer: (el) => el as unknown as DomElement,
-        classesToPreserve: [...languages],
         maxElemsToParse: MAX_ELEMENTS,
       }).parse();
     } catch {
@@ -134,34 +133,46 @@ export function pageToText(
     // Readability's title is the article's own (the headline, without " | Site name").
     if (article?.title) title = article.title.trim();
     const byline = article?.byline?.trim();
-    const about = { title, ...(byline ? { byline } : {}) };
-    // The tables plugin cannot read linkedom's table nodes: a page with tables goes as text,
-    // which turndown parses itself (slower, so only then).
-    if (format === 'markdown' && element) {
-      const rows = element.querySelectorAll('tr').length;
-      return { ...about, text: markdown(rows > 0 ? element.outerHTML : element, rows <= MAX_TABLE_ROWS) };
+    if (format === 'markdown') {
+      const root = element ?? document.body;
+      return {
+        title,
+        ...(byline ? { byline } : {}),
+        text: root ? domToMarkdown(root as unknown as HtmlElement, pageUrl, MAX_TABLE_ROWS) : '',
+      };
     }
     chosen = element?.outerHTML ?? document.body?.innerHTML ?? html;
   }
   if (format === 'html') return { title, text: chosen };
-  if (format === 'text')
-    return {
-      title,
-      text: tidyText(parseHTML(`<html><body>${chosen}</body></html>`).document.body.textContent ?? ''),
-    };
-  return { title, text: markdown(chosen) };
+  return {
+    title,
+    text: tidyText(parseHTML(`<html><body>${chosen}</body></html>`).document.body.textContent ?? ''),
+  };
 }
 
-function markdown(input: string | DomElement, tables = true): string {
-  const turndown = new TurndownService({
-    headingStyle: 'atx',
-    codeBlockStyle: 'fenced',
-    bulletListMarker: '-',
-  });
-  // Tables as pipe tables, strikethrough, task lists. The tables plugin's time grows with the cube
-  // of a table's rows: past MAX_TABLE_ROWS the rows come as plain lines instead.
-  turndown.use(tables ? gfm : [strikethrough, taskListItems]);
-  return turndown.turndown(input as never).trim();
+/** Each node's text, one after another, until `max` characters (past them nothing is converted). */
+function joinUpTo(
+  nodes: DomElement[],
+  max: number,
+  separator: string,
+  text: (node: DomElement) => string,
+): string {
+  const parts: string[] = [];
+  let size = 0;
+  for (const node of nodes) {
+    if (size >= max) break;
+    const part = text(node);
+    parts.push(part);
+    size += part.length + 1;
+  }
+  return parts.join(separator).slice(0, max);
+}
+
+function markCodeLanguages(document: Dom): void {
+  for (const pre of document.querySelectorAll('pre')) {
+    const language = codeLanguage(pre as unknown as HtmlElement, (pre.textContent ?? '').trimStart());
+    if (language) pre.setAttribute('data-lang', language);
+  }
 }
 
 function absolutize(document: Dom, base: string): void {
