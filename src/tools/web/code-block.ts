@@ -74,7 +74,7 @@ export function codeLanguage(pre: HtmlElement, code: string): string {
   }
   for (
     let up = pre.parentElement, hops = 0;
-    name === undefined && up && hops < 3;
+    name === undefined && up && hops < 6;
     up = up.parentElement, hops++
   )
     name = wrapperLanguage(up);
