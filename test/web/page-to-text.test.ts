@@ -14,7 +14,7 @@ const PAGES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fix
 const page = (name: string) => readFileSync(path.join(PAGES, `${name}.html`), 'utf8');
 const BASE = 'https://site.example/section/';
 
-/** Readability + turndown on pages written like real ones (news article, Sphinx docs, tables), checked by content. */
+/** Readability + the Markdown walk on pages written like real ones (news article, Sphinx docs, tables), checked by content. */
 describe('web_fetch content: HTML pages as readable Markdown (issue #15)', () => {
   it('a news article: the story, its headline and byline; no cookie banner, navigation, share buttons, comments or footer', () => {
     const r = pageToText(page('article'), `${BASE}dredging.html`, 'markdown');

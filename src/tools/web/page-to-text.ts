@@ -36,7 +36,9 @@ function maxDepth(root: DomElement | null): number {
     const [node, depth] = stack.pop() as [DomElement, number];
     if (depth > deepest) deepest = depth;
     if (deepest > MAX_DEPTH) return deepest;
-    for (const child of node.children) stack.push([child as DomElement, depth + 1]);
+    // sibling links, not `children` (linkedom builds a new list on each read)
+    for (let child = node.firstElementChild; child; child = child.nextElementSibling)
+      stack.push([child as DomElement, depth + 1]);
   }
   return deepest;
 }

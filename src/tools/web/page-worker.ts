@@ -3,7 +3,7 @@ import { pageToText } from './page-to-text.js';
 
 /**
  * The worker thread that turns HTML into text for web_fetch (convert-page.ts). The DOM, Readability
- * and turndown run synchronously and their cost grows with what a page chooses to be; here they
+ * and the Markdown walk run synchronously and their cost grows with what a page chooses to be; here they
  * cannot stall the process, and the thread is killed when the call's time is up.
  */
 parentPort?.on(
