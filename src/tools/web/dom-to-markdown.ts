@@ -51,6 +51,8 @@ const BLOCKS = new Set([
   'section',
   'summary',
 ]);
+/** A block that is a list: a paragraph starting like one has its marker escaped (markdown-text.ts). */
+const LIST_START = /^(?:- |\d{1,9}\. )/;
 const HEADINGS: Record<string, string> = {
   h1: '#',
   h2: '##',
@@ -79,11 +81,15 @@ class MarkdownWalk {
   private readonly urls = new Map<string, string | undefined>();
   private inHeading = 0;
   private inCell = 0;
+  /** The page's URL without its fragment, then `#`: a link starting so stays on the page. */
+  private readonly page: string;
 
   constructor(
     private readonly base: string,
     private rowsLeft: number,
-  ) {}
+  ) {
+    this.page = `${base.split('#')[0]}#`;
+  }
 
   convert(root: HtmlElement): string {
     const sink: Sink = { blocks: [], inline: [] };
@@ -237,11 +243,12 @@ class MarkdownWalk {
     const href = element.getAttribute('href');
     const label = element.textContent ?? '';
     if (label.length <= 8 && PERMALINK.has(label.trim())) return;
-    // A heading's link to itself (mdBook, rustdoc) adds nothing to the heading.
-    const url =
-      href === null || (this.inHeading > 0 && href.startsWith('#')) || /^\s*javascript:/i.test(href)
-        ? undefined
-        : this.absolute(href);
+    const url = href === null || /^\s*javascript:/i.test(href) ? undefined : this.absolute(href);
+    // A heading's link to its own place on the page (mdBook, rustdoc) adds nothing to the heading.
+    if (url !== undefined && this.inHeading > 0 && url.startsWith(this.page)) {
+      this.children(element, sink);
+      return;
+    }
     if (url === undefined) this.children(element, sink);
     else this.wrap(element, sink, '[', `](${destination(url)})`);
   }
@@ -274,9 +281,15 @@ class MarkdownWalk {
     let loose = false;
     for (let child = element.firstChild; child; child = child.nextSibling) {
       if (!isElement(child)) continue;
-      const body = this.part(child).join('\n\n');
-      if (body === '') continue;
-      if (body.includes('\n\n')) loose = true;
+      const parts = this.part(child);
+      if (parts.length === 0) continue;
+      // a list inside an item follows its text on the next line; other blocks make the list loose
+      let body = parts[0] ?? '';
+      for (const part of parts.slice(1)) {
+        const nested = LIST_START.test(part);
+        if (!nested) loose = true;
+        body += `${nested ? '\n' : '\n\n'}${part}`;
+      }
       const marker = ordered ? `${number++}. ` : '- ';
       items.push(`${marker}${body.replace(/\n(?!\n)/g, `\n${' '.repeat(marker.length)}`)}`);
     }
