@@ -17,7 +17,6 @@ const HEAVY = [
   'pg',
   'linkedom',
   '@mozilla/readability',
-  'turndown',
   '@anthropic-ai/sandbox-runtime',
   'better-sqlite3',
   'playwright-core',

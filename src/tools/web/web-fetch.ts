@@ -37,7 +37,7 @@ const PASS =
 /**
  * web_fetch (issue #15; seed 001 §Web Tools): GET one page and return it as readable text. Network
  * tier: asks by default, never reaches a private or special address (fetch-url.ts), downloads at
- * most `maxDownloadBytes`. undici, linkedom, Readability and turndown are loaded on first use only.
+ * most `maxDownloadBytes`. undici, linkedom and Readability are loaded on first use only.
  */
 export function createWebFetchTool(settings: WebFetchSettings) {
   return defineTool({
