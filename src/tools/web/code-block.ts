@@ -21,14 +21,19 @@ const PYTHON = new Set(['python', 'default']);
  * line numbers and buttons left out, nothing escaped; the fence longer than any backtick run inside.
  */
 export function fencedCode(pre: HtmlElement): string {
+  const code = preText(pre);
+  const fence = '`'.repeat(Math.max(3, longestBacktickRun(code) + 1));
+  return `${fence}${codeLanguage(pre, code)}\n${code}\n${fence}`;
+}
+
+/** A `<pre>`'s code as written: highlighting flattened, `<br>` a line break, line numbers and buttons left out. */
+export function preText(pre: HtmlElement): string {
   const parts: string[] = [];
   codeText(pre, parts);
-  const code = parts
+  return parts
     .join('')
     .replace(/\u00a0/g, ' ')
     .replace(/\s+$/, '');
-  const fence = '`'.repeat(Math.max(3, longestBacktickRun(code) + 1));
-  return `${fence}${codeLanguage(pre, code)}\n${code}\n${fence}`;
 }
 
 /** Inline code (`<code>`, `<tt>`, `<kbd>`, `<samp>`): backticks that outnumber any run inside. */

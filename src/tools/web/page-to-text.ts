@@ -4,6 +4,7 @@ import { ToolError } from '../../core/tool-error.js';
 import { codeLanguage } from './code-block.js';
 import { docContainer } from './doc-sites.js';
 import { domToMarkdown, PERMALINK } from './dom-to-markdown.js';
+import { domToText } from './dom-to-text.js';
 import type { HtmlElement } from './html-node.js';
 
 export type PageFormat = 'markdown' | 'text' | 'html';
@@ -148,7 +149,7 @@ export function pageToText(
   if (format === 'html') return { title, text: chosen };
   return {
     title,
-    text: tidyText(parseHTML(`<html><body>${chosen}</body></html>`).document.body.textContent ?? ''),
+    text: domToText(parseHTML(`<html><body>${chosen}</body></html>`).document.body as unknown as HtmlElement),
   };
 }
 
@@ -192,14 +193,4 @@ function absolutize(document: Dom, base: string): void {
       }
     }
   }
-}
-
-/** Text with runs of blank lines and trailing spaces removed. */
-function tidyText(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => line.replace(/[ \t]+/g, ' ').trim())
-    .join('\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }
