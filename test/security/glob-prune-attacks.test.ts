@@ -1,0 +1,228 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ripgrepBinary } from '../../src/tools/fs/grep-ripgrep.js';
+import { globGates } from '../helpers/glob-gates.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+/**
+ * Issue #33: glob's ripgrep walk prunes ignored folders (.gitignore files at and below the searched
+ * folder read by ripgrep, the any-depth rules above it sent as an ignore file). Attacked from
+ * outside through createToolgate: for each tree, glob through ripgrep must answer exactly what the
+ * JavaScript walker answers, and (for visible files) what git lists; nothing denied is listed and
+ * nothing is left behind.
+ */
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Git with nothing of the person's own configuration, unless `env` says otherwise. */
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  HOME: '/nonexistent',
+  XDG_CONFIG_HOME: '/nonexistent',
+};
+
+function tree(files: Record<string, string | Buffer>): string {
+  const root = makeTempDir('toolgate-prune-attack-');
+  made.push(root);
+  for (const [file, content] of Object.entries(files)) {
+    mkdirSync(path.join(root, path.dirname(file)), { recursive: true });
+    writeFileSync(path.join(root, file), content);
+  }
+  return root;
+}
+
+/** The visible files (no dot segment) under `base` that git would add: the oracle. */
+function gitVisible(root: string, base = '.', env: NodeJS.ProcessEnv = GIT_ENV): string[] {
+  const gitDir = mkdtempSync(path.join(tmpdir(), 'toolgate-prune-git-'));
+  made.push(gitDir);
+  execFileSync('git', ['init', '--quiet', '--bare', gitDir], { env });
+  const listed = execFileSync(
+    'git',
+    [
+      `--git-dir=${gitDir}`,
+      `--work-tree=${root}`,
+      '-c',
+      'core.bare=false',
+      'ls-files',
+      '--others',
+      '--exclude-standard',
+      '-z',
+      '--',
+      base,
+    ],
+    { cwd: root, env, encoding: 'utf8' },
+  );
+  return listed
+    .split('\0')
+    .filter((f) => f !== '' && !f.split('/').some((s) => s.startsWith('.')))
+    .sort();
+}
+
+/** glob's answer through each engine, as lists of paths. */
+async function globBoth(root: string, args: Record<string, unknown>): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const [engine, gate] of Object.entries(globGates(root))) {
+    const [r] = await gate.execute([{ id: 'g', name: 'glob', arguments: { max_results: 10_000, ...args } }]);
+    expect(r?.error, `${engine}: ${r?.content}`).toBeNull();
+    const content = r?.content ?? '';
+    out[engine] = content.startsWith('No files match') ? [] : content.split('\n');
+  }
+  return out;
+}
+
+/** Both engines answer `**\/*` from `base` exactly as git lists the visible files there. */
+async function expectAsGit(root: string, base = '.'): Promise<void> {
+  const expected = gitVisible(root, base);
+  expect(await globBoth(root, { pattern: '**/*', path: base })).toEqual({
+    ripgrep: expected,
+    javascript: expected,
+  });
+}
+
+describe('glob pruning under attack (issue #33)', () => {
+  it('ripgrep is there to attack', () => {
+    expect(ripgrepBinary()).toBeDefined();
+  });
+
+  it('.ignore, .rgignore and .git/info/exclude do not prune: git honours none of them in a tree', async () => {
+    const root = tree({
+      '.ignore': 'a/\n',
+      '.rgignore': 'b/\n',
+      'sub/.ignore': '*.ts\n',
+      '.git/info/exclude': 'c/\n',
+      'a/x.ts': '',
+      'b/x.ts': '',
+      'c/x.ts': '',
+      'sub/y.ts': '',
+    });
+    expect(await globBoth(root, { pattern: '**/*.ts' })).toEqual({
+      ripgrep: ['a/x.ts', 'b/x.ts', 'c/x.ts', 'sub/y.ts'],
+      javascript: ['a/x.ts', 'b/x.ts', 'c/x.ts', 'sub/y.ts'],
+    });
+  });
+
+  it("the person's global excludes (core.excludesFile, $XDG_CONFIG_HOME/git/ignore) are not honoured by either engine", async () => {
+    // Git honours them; glob answers by the tree's own .gitignore files alone, on both engines.
+    const home = tree({
+      '.gitconfig': '[core]\n\texcludesFile = ~/global-ignore\n',
+      'global-ignore': 'one/\n',
+      'xdg/git/ignore': 'two/\n',
+    });
+    const root = tree({ 'one/a.ts': '', 'two/b.ts': '', 'c.ts': '' });
+    const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+    process.env.HOME = home;
+    process.env.XDG_CONFIG_HOME = path.join(home, 'xdg');
+    try {
+      expect(await globBoth(root, { pattern: '**/*' })).toEqual({
+        ripgrep: ['c.ts', 'one/a.ts', 'two/b.ts'],
+        javascript: ['c.ts', 'one/a.ts', 'two/b.ts'],
+      });
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+    // What git itself does with that home: core.excludesFile wins over the XDG file.
+    const withHome = { ...GIT_ENV, HOME: home, GIT_CONFIG_GLOBAL: path.join(home, '.gitconfig') };
+    expect(gitVisible(root, '.', withHome)).toEqual(['c.ts', 'two/b.ts']);
+  });
+
+  it.each([
+    [
+      'trailing spaces and an escaped one',
+      'tmp   \nfoo\\ \n',
+      ['sub/tmp/a.ts', 'sub/foo /a.ts', 'sub/foo/a.ts', 'sub/k.ts'],
+    ],
+    ['CRLF line ends', 'gen/\r\ncache/\r\n', ['sub/gen/a.ts', 'sub/cache/a.ts', 'sub/k.ts']],
+    [
+      'leading **/ and a trailing /**',
+      '**/tmp\nlogs/**\n',
+      ['sub/tmp/a.ts', 'sub/logs/a.ts', 'sub/z/tmp', 'sub/k.ts'],
+    ],
+    [
+      'anchored lines (never sent to ripgrep)',
+      '/sub/build/\nsub/x/\n',
+      ['sub/build/a.ts', 'sub/x/a.ts', 'sub/y/build/a.ts'],
+    ],
+    ['a POSIX class in an exclusion', 'x[[:digit:]]/\n', ['sub/x1/a.ts', 'sub/xa/a.ts', 'sub/k.ts']],
+  ])('rules from above with %s prune as git does from the folder searched', async (_, rules, files) => {
+    const root = tree({ '.gitignore': rules, ...Object.fromEntries(files.map((f) => [f, ''])) });
+    await expectAsGit(root, 'sub');
+  });
+
+  it('a folder searched although an ancestor ignores it: only the lines naming it are dropped', async () => {
+    // Git would list nothing here; toolgate searches a folder named explicitly (as ripgrep does),
+    // and the other lines from above (`*.log`, `build/`) still prune inside it, on both engines.
+    const root = tree({
+      '.gitignore': 'node_modules/\n*.log\nbuild/\n',
+      'node_modules/pkg/a.ts': '',
+      'node_modules/pkg/b.log': '',
+      'node_modules/pkg/build/c.ts': '',
+      'node_modules/pkg/node_modules/d.ts': '',
+    });
+    expect(gitVisible(root, 'node_modules/pkg')).toEqual([]);
+    const expected = ['node_modules/pkg/a.ts', 'node_modules/pkg/node_modules/d.ts'];
+    expect(await globBoth(root, { pattern: '**/*', path: 'node_modules/pkg' })).toEqual({
+      ripgrep: expected,
+      javascript: expected,
+    });
+  });
+
+  it('a .git folder (a nested repository) stops ripgrep reading the rules above it, never more', async () => {
+    // Ripgrep, as for .jj, reads no .gitignore above a folder holding .git: fewer rules, less pruned;
+    // the filter still leaves out what the root's rules ignore.
+    const root = tree({
+      '.gitignore': 'build/\n*.log\n',
+      'sub/.git/HEAD': 'ref: refs/heads/main\n',
+      'sub/.gitignore': '!keep.log\n',
+      'sub/build/a.ts': '',
+      'sub/deep/build/b.ts': '',
+      'sub/x.log': '',
+      'sub/keep.log': '',
+      'sub/c.ts': '',
+    });
+    const expected = ['sub/c.ts', 'sub/keep.log'];
+    for (const base of ['.', 'sub', 'sub/deep']) {
+      const want = expected.filter((f) => f.startsWith(base === '.' ? '' : `${base}/`));
+      expect(await globBoth(root, { pattern: '**/*', path: base }), base).toEqual({
+        ripgrep: want,
+        javascript: want,
+      });
+    }
+  });
+
+  it('a name that is not UTF-8 is listed alike by both engines, and a denied one stays out', async () => {
+    const root = tree({ 'ok.ts': '' });
+    writeFileSync(Buffer.concat([Buffer.from(`${root}/bad`), Buffer.from([0xff]), Buffer.from('.ts')]), '');
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${root}/server`), Buffer.from([0xc3]), Buffer.from('.pem')]),
+      '',
+    );
+    const found = await globBoth(root, { pattern: '**/*' });
+    expect(found.ripgrep).toEqual(found.javascript);
+    expect(found.ripgrep).toEqual(['bad\uFFFD.ts', 'ok.ts']);
+  });
+
+  it('the rules sent on stdin leave no file behind, however many walks send them', async () => {
+    const leftovers = () => readdirSync(tmpdir()).filter((n) => n.startsWith('toolgate-text-'));
+    const before = leftovers();
+    const root = tree({
+      '.gitignore': 'build/\n',
+      'sub/build/a.ts': '',
+      'sub/b.ts': '',
+      'sub/.gitignore': '!x\n',
+    });
+    // With a '!' below, the walk with rules from above runs again without them: two walks.
+    for (let i = 0; i < 3; i++) await expectAsGit(root, 'sub');
+    expect(leftovers()).toEqual(before);
+  });
+});
