@@ -30,6 +30,14 @@ export async function grepWithRipgrep(
     '--json',
     '--no-config',
     '--no-require-git',
+    // Only the .gitignore files at and below where it searches: never one above the workspace
+    // root (a home directory's `*`), a global or repository exclude, .ignore or .rgignore, which
+    // neither git nor glob and list_directory honour. The rules above the searched folder are the
+    // caller's (GitignoreFilter judges every path found).
+    '--no-ignore-parent',
+    '--no-ignore-global',
+    '--no-ignore-exclude',
+    '--no-ignore-dot',
     '--no-messages',
     query.caseSensitive ? '--case-sensitive' : '--ignore-case',
     ...(query.fixedStrings ? ['--fixed-strings'] : []),

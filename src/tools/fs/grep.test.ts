@@ -216,3 +216,34 @@ describe('grep', () => {
     expect(r?.metadata).toMatchObject({ engine: 'ripgrep' });
   });
 });
+
+describe('grep: which .gitignore rules apply is the same on both engines and in glob (issue #33 review)', () => {
+  /**
+   * Ripgrep on its own also reads .gitignore files above the directory it searches (up to /),
+   * .ignore and .rgignore, and the global excludes file. A home directory's `*` .gitignore above
+   * the workspace hid every match; a subfolder searched read its ancestors' rules from outside
+   * the workspace too. Only the workspace's own .gitignore files count, on both engines.
+   */
+  for (const [engine, js] of engines) {
+    it(`${engine}: a .gitignore above the workspace root, and .ignore/.rgignore files, hide nothing; the root's rules still apply to a subfolder`, async () => {
+      const outside = makeTempDir('toolgate-grep-above-');
+      writeFileSync(path.join(outside, '.gitignore'), '*\n!*/\n');
+      const root = path.join(outside, 'ws');
+      mkdirSync(path.join(root, 'src', 'deep'), { recursive: true });
+      writeFileSync(path.join(root, '.gitignore'), '*.log\n');
+      writeFileSync(path.join(root, 'src', '.ignore'), 'b.txt\n');
+      writeFileSync(path.join(root, 'src', '.rgignore'), 'c.txt\n');
+      for (const file of ['src/a.txt', 'src/b.txt', 'src/c.txt', 'src/x.log', 'src/deep/d.txt'])
+        writeFileSync(path.join(root, file), 'needle\n');
+      const grep = grepGate(root, js);
+      const files = async (args: Record<string, unknown>) =>
+        matchLines((await grep({ pattern: 'needle', ...args })).content)
+          .map((l) => l.replace(/:1: needle$/, ''))
+          .sort();
+      const expected = ['src/a.txt', 'src/b.txt', 'src/c.txt', 'src/deep/d.txt'];
+      expect(await files({})).toEqual(expected);
+      expect(await files({ path: 'src' })).toEqual(expected);
+      expect(await files({ path: 'src/deep' })).toEqual(['src/deep/d.txt']);
+    });
+  }
+});

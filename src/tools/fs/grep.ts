@@ -3,6 +3,7 @@ import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
 import { fitJson } from '../../output/fit-json.js';
 import { openForRead, throughFd, throughFdForChild } from '../../sandbox/safe-fs.js';
+import { GitignoreFilter } from './gitignore-filter.js';
 import { checkPattern } from './glob.js';
 import { grepWithJavaScript, queryRegex } from './grep-fallback.js';
 import { grepWithRipgrep, ripgrepBinary } from './grep-ripgrep.js';
@@ -154,11 +155,15 @@ export function createGrepTool(settings: GrepSettings = {}) {
           const toRoot = (p: string) => (base.relative === '.' ? p : `${base.relative}/${p}`);
           const found: GrepLine[] = [];
           let counted = 0;
+          // Ripgrep reads the .gitignore files from here down; the ones above, up to the root,
+          // speak through the same filter glob and list_directory use.
+          const ignored = new GitignoreFilter(base.root, base.relative);
           await grepWithRipgrep(
             binary,
             { cwd: throughFdForChild(handle, base.absolute), target: '.' },
             query,
             (line) => {
+              if (ignored.ignores(toRoot(line.path))) return true;
               if (line.kind === 'match' && counted >= a.max_results) {
                 more = true;
                 return false;
