@@ -78,6 +78,11 @@ async function globBoth(root: string, args: Record<string, unknown>): Promise<Re
   return out;
 }
 
+/** Both engines answer `args` with `expected`. */
+async function expectBoth(root: string, args: Record<string, unknown>, expected: string[], label?: string) {
+  expect(await globBoth(root, args), label).toEqual({ ripgrep: expected, javascript: expected });
+}
+
 /**
  * A pattern that matches no folder name here: ripgrep's pattern is an override, and an override that
  * matches a folder (as `**\/*` does) wins over the ignore rules, so nothing would be pruned.
@@ -87,10 +92,7 @@ const FILES_WITH_DOT = '**/*.*';
 /** Both engines answer FILES_WITH_DOT from `base` exactly as git lists the visible files there. */
 async function expectAsGit(root: string, base = '.'): Promise<void> {
   const expected = gitVisible(root, base).filter((f) => /\.[^/]*$/.test(f));
-  expect(await globBoth(root, { pattern: FILES_WITH_DOT, path: base })).toEqual({
-    ripgrep: expected,
-    javascript: expected,
-  });
+  await expectBoth(root, { pattern: FILES_WITH_DOT, path: base }, expected);
 }
 
 describe('glob pruning under attack (issue #33)', () => {
@@ -109,10 +111,7 @@ describe('glob pruning under attack (issue #33)', () => {
       'c/x.ts': '',
       'sub/y.ts': '',
     });
-    expect(await globBoth(root, { pattern: '**/*.ts' })).toEqual({
-      ripgrep: ['a/x.ts', 'b/x.ts', 'c/x.ts', 'sub/y.ts'],
-      javascript: ['a/x.ts', 'b/x.ts', 'c/x.ts', 'sub/y.ts'],
-    });
+    await expectBoth(root, { pattern: '**/*.ts' }, ['a/x.ts', 'b/x.ts', 'c/x.ts', 'sub/y.ts']);
   });
 
   it("the person's global excludes (core.excludesFile, $XDG_CONFIG_HOME/git/ignore) are not honoured by either engine", async () => {
@@ -127,10 +126,7 @@ describe('glob pruning under attack (issue #33)', () => {
     process.env.HOME = home;
     process.env.XDG_CONFIG_HOME = path.join(home, 'xdg');
     try {
-      expect(await globBoth(root, { pattern: FILES_WITH_DOT })).toEqual({
-        ripgrep: ['c.ts', 'one/a.ts', 'two/b.ts'],
-        javascript: ['c.ts', 'one/a.ts', 'two/b.ts'],
-      });
+      await expectBoth(root, { pattern: FILES_WITH_DOT }, ['c.ts', 'one/a.ts', 'two/b.ts']);
     } finally {
       for (const [key, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[key];
@@ -177,10 +173,7 @@ describe('glob pruning under attack (issue #33)', () => {
     });
     expect(gitVisible(root, 'node_modules/pkg')).toEqual([]);
     const expected = ['node_modules/pkg/a.ts', 'node_modules/pkg/node_modules/d.ts'];
-    expect(await globBoth(root, { pattern: FILES_WITH_DOT, path: 'node_modules/pkg' })).toEqual({
-      ripgrep: expected,
-      javascript: expected,
-    });
+    await expectBoth(root, { pattern: FILES_WITH_DOT, path: 'node_modules/pkg' }, expected);
   });
 
   it('a .git folder (a nested repository) stops ripgrep reading the rules above it, never more', async () => {
@@ -199,10 +192,7 @@ describe('glob pruning under attack (issue #33)', () => {
     const expected = ['sub/c.ts', 'sub/keep.log'];
     for (const base of ['.', 'sub', 'sub/deep']) {
       const want = expected.filter((f) => f.startsWith(base === '.' ? '' : `${base}/`));
-      expect(await globBoth(root, { pattern: FILES_WITH_DOT, path: base }), base).toEqual({
-        ripgrep: want,
-        javascript: want,
-      });
+      await expectBoth(root, { pattern: FILES_WITH_DOT, path: base }, want, base);
     }
   });
 
