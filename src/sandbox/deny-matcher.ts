@@ -1,5 +1,13 @@
 import picomatch from 'picomatch';
 
+/**
+ * Line breaks in a name: picomatch's `**` and `*` are regular expressions whose `.` stops at them,
+ * so `**\/.ssh/**` missed `.ssh/id\nx` and read_file returned the key. Matched as NUL, which no
+ * pattern names and every wildcard takes.
+ */
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+const LINE_BREAKS = /[\n\r\u2028\u2029]/g;
+
 /** Characters that make a glob more than literal text (picomatch syntax, extglobs included). */
 const META = /[*?[\]{}()!+@\\]/;
 
@@ -48,7 +56,7 @@ export function denyMatcher(
       for (const rule of rules) {
         if (rule.needle !== undefined && !subject.includes(rule.needle)) continue;
         rule.matches ??= picomatch(rule.pattern, options);
-        if (rule.matches(p)) return rule.pattern;
+        if (rule.matches(LINE_BREAK.test(p) ? p.replace(LINE_BREAKS, '\u0000') : p)) return rule.pattern;
       }
       return undefined;
     },

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createToolgate } from '../../src/toolgate.js';
+import { createGlobTool } from '../../src/tools/fs/glob.js';
 import { ripgrepBinary } from '../../src/tools/fs/grep-ripgrep.js';
 import { globGates } from '../helpers/glob-gates.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -220,5 +222,97 @@ describe('glob pruning under attack (issue #33)', () => {
     // With a '!' below, the walk with rules from above runs again without them: two walks.
     for (let i = 0; i < 3; i++) await expectAsGit(root, 'sub');
     expect(leftovers()).toEqual(before);
+  });
+});
+
+/**
+ * The attacks that succeeded while ripgrep read the tree's .gitignore files itself (helper review,
+ * issue #33): its syntax is not git's, it followed a linked .gitignore (out of the root too), it
+ * blocked on a FIFO, and names were split at line breaks. Ripgrep now reads none of them; only rules
+ * toolgate read, in words both read alike, prune.
+ */
+describe('glob pruning: attacks that succeeded before ripgrep stopped reading .gitignore files (issue #33)', () => {
+  it.each([
+    [
+      'braces (git has none: `{build,dist}` is a literal name)',
+      '{build,dist}/\n',
+      ['build/a.ts', 'dist/a.ts', 'k.ts'],
+    ],
+    ['braces with one branch', '{xa}/\n', ['xa/a.ts', 'k.ts']],
+    ['a backslash inside a class', 'x[a\\-z]/\n', ['xb/a.ts', 'x]/a.ts', 'x-/a.ts', 'k.ts']],
+    ['an escaped bracket inside a class', 'x[\\[]/\n', ['x\\/a.ts', 'x[/a.ts', 'k.ts']],
+    ['a trailing backslash', 'xa\\/\n', ['xa/a.ts', 'k.ts']],
+    ['a re-include with a POSIX class', 'x*/\n!x[[:digit:]]/\n', ['x1/a.ts', 'xa/a.ts']],
+    ['a re-include with ***', 'x*/\n!***/x1/\n', ['x1/a.ts', 'xa/a.ts']],
+    ['a re-include with an escaped ] in a class', 'x*/\n!x[\\]]/\n', ['x]/a.ts', 'xa/a.ts']],
+    ['a re-include with an unclosed brace', 'x*/\n!x{a/\n', ['x{a/a.ts', 'xa/a.ts']],
+  ])(
+    'a .gitignore line ripgrep reads otherwise than git (%s) prunes nothing git keeps',
+    async (_, rules, files) => {
+      const root = tree({
+        'sub/.gitignore': rules,
+        ...Object.fromEntries(files.map((f) => [`sub/${f}`, ''])),
+      });
+      await expectAsGit(root);
+      await expectAsGit(root, 'sub');
+    },
+  );
+
+  it('rules from above with braces prune nothing git keeps', async () => {
+    const root = tree({
+      '.gitignore': '{build,dist}/\n',
+      'sub/build/a.ts': '',
+      'sub/dist/b.ts': '',
+      'sub/c.ts': '',
+    });
+    await expectAsGit(root, 'sub');
+    await expectAsGit(root);
+  });
+
+  it('a .gitignore that is a link is not read (git refuses it too), wherever it leads', async () => {
+    const outside = tree({ rules: 'build/\n' });
+    const root = tree({ 'real-rules': 'build/\n', 'build/a.ts': '', 'sub/build/b.ts': '', 'sub/c.ts': '' });
+    symlinkSync('real-rules', path.join(root, '.gitignore'));
+    symlinkSync(path.join(outside, 'rules'), path.join(root, 'sub/.gitignore'));
+    const expected = ['build/a.ts', 'sub/build/b.ts', 'sub/c.ts'];
+    expect(gitVisible(root).filter((f) => f.endsWith('.ts'))).toEqual(expected);
+    await expectBoth(root, { pattern: '**/*.*' }, expected);
+  });
+
+  it('a .gitignore that is a FIFO does not stall the walk', async () => {
+    const root = tree({ 'build/a.ts': '', 'b.ts': '' });
+    execFileSync('mkfifo', [path.join(root, '.gitignore')]);
+    const gate = createToolgate({
+      roots: [root],
+      builtins: false,
+      tools: [createGlobTool({ timeoutMs: 20_000 })],
+    });
+    const [r] = await gate.execute([{ id: 'g', name: 'glob', arguments: { pattern: '**/*' } }]);
+    expect(r?.error, r?.content).toBeNull();
+    expect(r?.content).toBe('b.ts\nbuild/a.ts');
+  });
+
+  it("a .gitignore over the filter's 1 MiB cap: both engines answer alike", async () => {
+    const root = tree({
+      '.gitignore': `build/\n${'# filler\n'.repeat(150_000)}`,
+      'build/a.ts': '',
+      'b.ts': '',
+    });
+    const found = await globBoth(root, { pattern: '**/*.*' });
+    expect(found.ripgrep).toEqual(found.javascript);
+  });
+
+  it('a name with a newline is never split into names that are not there (or into part of a denied name)', async () => {
+    const root = tree({ 'ok.ts': '' });
+    writeFileSync(path.join(root, 'secret-XYZ\nb.pem'), 'k');
+    mkdirSync(path.join(root, 'q\nsrc'));
+    writeFileSync(path.join(root, 'q\nsrc', 'y.ts'), '');
+    mkdirSync(path.join(root, '.ssh'));
+    writeFileSync(path.join(root, '.ssh', 'id\nfragment'), 'k');
+    for (const [engine, names] of Object.entries(await globBoth(root, { pattern: '**/*' })))
+      expect(
+        names.filter((n) => /secret|fragment|^q$|^src\//.test(n)),
+        engine,
+      ).toEqual([]);
   });
 });

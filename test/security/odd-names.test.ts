@@ -55,3 +55,38 @@ describe('names that are not UTF-8 (issue #13)', () => {
     );
   });
 });
+
+/**
+ * Names with a line break against the denied patterns (seed 000 default denies; review of issue
+ * #33): picomatch's wildcards stopped at "\n", so `**\/.ssh/**` did not cover `.ssh/id\nx` and
+ * read_file returned the key; write_file made `.ssh/z\nq`.
+ */
+describe('denied paths whose names hold a line break stay denied', () => {
+  it('read_file, write_file and glob on keys, .ssh, toolgate state and nested git config named with \\n, \\r, U+2028', async () => {
+    const root = makeTempDir('toolgate-names-nl-');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(path.join(root, '.ssh'));
+    mkdirSync(path.join(root, 'd\n'));
+    mkdirSync(path.join(root, 'a\nb/.git'), { recursive: true });
+    const secrets = ['.ssh/id\nx', '.ssh/id\rx', '.ssh/id\u2028x', 'd\n/x.pem', 'a\nb/.git/config'];
+    for (const name of secrets) writeFileSync(path.join(root, name), 'SECRET-KEY');
+    writeFileSync(path.join(root, 'ok.txt'), 'fine');
+    const gate = createToolgate({ config: validateConfig({}), roots: [root], approver: approveAll });
+    const calls = [
+      ...secrets.map((name, i) => ({ id: `r${i}`, name: 'read_file', arguments: { path: name } })),
+      { id: 'w1', name: 'write_file', arguments: { path: '.ssh/z\nq', content: 'x' } },
+      { id: 'w2', name: 'write_file', arguments: { path: 'a\nb/.git/config', content: '[core]\n' } },
+      { id: 'ok', name: 'read_file', arguments: { path: 'ok.txt' } },
+    ];
+    const results = await gate.execute(calls);
+    for (const r of results.slice(0, -1)) {
+      expect(r.ok, `${r.id}: ${r.content}`).toBe(false);
+      expect(r.content).not.toContain('SECRET-KEY');
+    }
+    expect(results.at(-1)?.content).toContain('fine');
+    const [listed] = await gate.execute([
+      { id: 'g', name: 'glob', arguments: { pattern: '**/*', include_hidden: true } },
+    ]);
+    expect(listed?.content).toBe('ok.txt');
+  });
+});

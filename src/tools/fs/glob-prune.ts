@@ -9,22 +9,19 @@ import { type GlobWalk, globWithRipgrep, type RipgrepListing } from './glob-ripg
  *
  * - The pattern is a ripgrep override, which wins over ignore rules: a file is listed or not by the
  *   pattern alone, so ignore rules in ripgrep only ever skip directories.
- * - Ripgrep reads the .gitignore files at and below the base (globWithRipgrep's flags: none above,
- *   no global or repository excludes, no .ignore or .rgignore, no repository needed) and, as git and
- *   the filter do, lets the deepest file with a say decide, the last matching line within it. Its
- *   one departure: below a directory holding `.jj` it stops reading the files above it. That only
- *   takes a say away, so among these files it skips less, never more. (Property 24 checks its
- *   matching against git, through grep and glob.)
- * - The rules of .gitignore files above the base reach ripgrep as an ignore file of its own, which
- *   speaks only where no .gitignore below has a say (as files nearer the root do in git). Sent only
- *   when none of those files holds a `!` (then any line that matches means "ignored", in git's
- *   order as in any other), and only lines that match a name at any depth (`dist/`, `*.log`,
- *   `**\/tmp`), which mean the same from the base as from their own folder. The lines that exclude
- *   the base itself are already out (the filter drops them: a folder named explicitly is searched).
- * - Where a `.jj` stopped ripgrep reading a .gitignore below the base, that file's `!` line could
- *   have re-included a directory the rules from above skip. So with rules from above, ripgrep also
- *   lists every .gitignore its walk meets, and if any holds a `!` (or the listing stopped at the
- *   cap), the walk runs again without them.
+ * - Ripgrep reads no .gitignore of the tree itself (globWithRipgrep: `--no-ignore`): its reading of
+ *   git's syntax differs (braces, classes, escapes, POSIX classes), it follows a .gitignore that is
+ *   a link and blocks on a FIFO. It is given one ignore file, written here from what toolgate's
+ *   filter read (no links, no FIFOs, capped): the rules of the .gitignore files at and above the
+ *   base, sent only when none of them holds a `!` (then any line that matches means "ignored", in
+ *   git's order as in any other), and only lines that match a name at any depth in words both
+ *   dialects read alike (`dist/`, `*.log`, `**\/tmp`: letters, digits, `.`, `_`, `-`, single `*`),
+ *   which mean the same from the base as from their own folder. The lines that exclude the base
+ *   itself are already out (the filter drops them: a folder named explicitly is searched).
+ * - A .gitignore below the base speaks after those rules in git (the deepest file with a say
+ *   decides), and its `!` could re-include a directory they skip. So ripgrep also lists every
+ *   .gitignore its walk meets, and if any holds a `!` (or the listing stopped at the cap), the walk
+ *   runs again without the rules.
  */
 export async function globWithPruning(
   binary: string,
@@ -51,22 +48,24 @@ export async function globWithPruning(
   return globWithRipgrep(binary, cwd, pattern, walk());
 }
 
-/** A line that matches a name at any depth: no slash but a trailing one or a leading `**\/`. */
-const ANY_DEPTH = /^(\*\*\/)?[^/]+\/?$/;
+/**
+ * A line that matches a name at any depth (no slash but a trailing one, or a leading `**\/`), in
+ * words git and ripgrep read alike: no braces, classes, escapes, spaces or `**` inside a name.
+ */
+const ANY_DEPTH = /^(\*\*\/)?(?!.*\*\*)[A-Za-z0-9._*-]+\/?$/;
 
 /**
- * The rules of the .gitignore files above `base` (root-relative), as the filter applies them in
- * it, that ripgrep may prune with; undefined when there are none or they cannot be sent.
+ * The rules of the .gitignore files at and above `base` (root-relative), as the filter applies
+ * them in it, that ripgrep may prune with; undefined when there are none or they cannot be sent.
  */
 export function rulesFromAbove(filter: GitignoreFilter, base: string): string | undefined {
-  if (base === '.' || base === '') return undefined;
-  const parts = base.split('/');
+  const parts = base === '.' || base === '' ? [] : base.split('/');
   const lines: string[] = [];
-  for (let depth = 0; depth < parts.length; depth++) {
+  for (let depth = 0; depth <= parts.length; depth++) {
     const text = filter.ruleText(parts.slice(0, depth).join('/'));
     if (text === undefined) continue;
     if (hasNegation(text)) return undefined;
-    for (const line of text.split('\n')) if (ANY_DEPTH.test(line.trim())) lines.push(line);
+    for (const line of text.split('\n')) if (ANY_DEPTH.test(line)) lines.push(line);
   }
   return lines.length === 0 ? undefined : `${lines.join('\n')}\n`;
 }

@@ -30,12 +30,11 @@ export interface GlobWalk {
  * exponential time (picomatch's backtracking regexes took minutes on `**\/+(*)Q`), and the work
  * runs in a child process that the tool's timeout and cancel kill. Links are not followed.
  *
- * Ripgrep reads the .gitignore files at and below `cwd` (none above it, no global or
- * repository-local excludes, no .ignore/.rgignore) to skip ignored directories while it walks;
- * the pattern is an override that wins over those rules, so a file is listed or not by the pattern
- * alone. The caller still judges every name with toolgate's own .gitignore rules (glob-prune.ts
- * says why the skipping never drops a name they keep). `fromAbove` (ignored with `hidden`) adds
- * rules as a lowest-precedence ignore file, and the walk then also lists where it met a .gitignore.
+ * Ripgrep reads no ignore file of the tree. `fromAbove` (ignored with `hidden`), rules toolgate
+ * read and chose, is its one ignore file: it skips ignored directories while it walks (the pattern
+ * is an override that wins over those rules, so a file is listed or not by the pattern alone), and
+ * the walk then also lists where it met a .gitignore. The caller judges every name with toolgate's
+ * own .gitignore rules (glob-prune.ts says why the skipping never drops a name they keep).
  */
 export async function globWithRipgrep(
   binary: string,
@@ -57,13 +56,14 @@ export async function globWithRipgrep(
   const anchored = pattern.startsWith('/') ? pattern : `/${pattern}`;
   const args = [
     '--files',
+    // Names end with NUL, not a line break: a name holding "\n" is one name, never two.
+    '--null',
     '--no-config',
     '--no-messages',
-    '--no-require-git',
-    '--no-ignore-parent',
-    '--no-ignore-global',
-    '--no-ignore-exclude',
-    '--no-ignore-dot',
+    // No ignore file of the tree is read by ripgrep: it reads git's syntax otherwise than git
+    // (braces, classes, escapes), follows a .gitignore that is a link (out of the root too), and
+    // blocks on one that is a FIFO. Only `fromAbove`, written by toolgate, prunes (glob-prune.ts).
+    '--no-ignore',
     // One walker thread: faster than several here (a walk of node_modules, 2 cores: ~35 vs ~45 ms).
     '--threads',
     '1',
@@ -103,12 +103,12 @@ export async function globWithRipgrep(
     return true;
   };
   try {
-    // Split by hand, not by readline: one split per chunk instead of an event per name. Each chunk
+    // Split by hand: one split per chunk instead of an event per name. Each chunk
     // is judged as it comes, on this thread while ripgrep walks on another core.
     const decoder = new StringDecoder('utf8');
     let rest = '';
     for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-      const lines = (rest + decoder.write(chunk)).split('\n');
+      const lines = (rest + decoder.write(chunk)).split('\0');
       rest = lines.pop() ?? '';
       if (!lines.every(take)) {
         truncated = true;

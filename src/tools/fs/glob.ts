@@ -17,6 +17,8 @@ const args = z.strictObject({
     .describe('Match files and directories whose names start with a dot.'),
 });
 
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+
 /** Refuses patterns that could leave the search directory: absolute, or with a `..` segment. */
 export function checkPattern(pattern: string): void {
   if (pattern.includes('\0')) throw new ToolError('BadArgs', 'the pattern contains a NUL byte');
@@ -97,7 +99,9 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
       const judge = (visible: (name: string) => boolean) => () => {
         ignored = 0;
         return (rel: string): string | undefined => {
-          if (!visible(rel)) return undefined;
+          // The answer is one path a line: a name with a line break would read as two (or as part
+          // of a denied one). Left out, as the JavaScript walker leaves it out.
+          if (!visible(rel) || LINE_BREAK.test(rel)) return undefined;
           const fromRoot = prefix + rel;
           if (ctx.sandbox.deniedPattern(fromRoot) === undefined && !filter.ignores(fromRoot)) return fromRoot;
           ignored++;
