@@ -1,5 +1,6 @@
 import type { GitignoreFilter } from './gitignore-filter.js';
 import { type GlobWalk, globWithRipgrep, type RipgrepListing } from './glob-ripgrep.js';
+import { reincludedBelow, rulesFromAbove } from './prune-rules.js';
 
 /**
  * Glob's ripgrep walk, pruned by .gitignore rules (issue #33): what ripgrep skips it never reads,
@@ -36,41 +37,10 @@ export async function globWithPruning(
 ): Promise<RipgrepListing> {
   const { filter, base, judge, ...rest } = options;
   const walk = () => ({ ...rest, keep: judge() });
-  const prefix = base === '.' ? '' : `${base}/`;
   // Rules from above go only with the listing of .gitignore files, which comes without `hidden`.
   const fromAbove = options.hidden ? undefined : rulesFromAbove(filter, base);
   if (fromAbove === undefined) return globWithRipgrep(binary, cwd, pattern, walk());
   const listed = await globWithRipgrep(binary, cwd, pattern, { ...walk(), fromAbove });
-  const negated = (listed.gitignoreDirs ?? []).some((dir) =>
-    hasNegation(filter.ruleText(dir === '' ? base : prefix + dir)),
-  );
-  if (!listed.truncated && !negated) return listed;
+  if (!listed.truncated && !reincludedBelow(filter, base, listed.gitignoreDirs ?? [])) return listed;
   return globWithRipgrep(binary, cwd, pattern, walk());
-}
-
-/**
- * A line that matches a name at any depth (no slash but a trailing one, or a leading `**\/`), in
- * words git and ripgrep read alike: no braces, classes, escapes, spaces or `**` inside a name.
- */
-const ANY_DEPTH = /^(\*\*\/)?(?!.*\*\*)[A-Za-z0-9._*-]+\/?$/;
-
-/**
- * The rules of the .gitignore files at and above `base` (root-relative), as the filter applies
- * them in it, that ripgrep may prune with; undefined when there are none or they cannot be sent.
- */
-export function rulesFromAbove(filter: GitignoreFilter, base: string): string | undefined {
-  const parts = base === '.' || base === '' ? [] : base.split('/');
-  const lines: string[] = [];
-  for (let depth = 0; depth <= parts.length; depth++) {
-    const text = filter.ruleText(parts.slice(0, depth).join('/'));
-    if (text === undefined) continue;
-    if (hasNegation(text)) return undefined;
-    for (const line of text.split('\n')) if (ANY_DEPTH.test(line)) lines.push(line);
-  }
-  return lines.length === 0 ? undefined : `${lines.join('\n')}\n`;
-}
-
-/** Any `!` at all: a re-include, or (when escaped) a name with one; either way, not sent. */
-function hasNegation(text: string | undefined): boolean {
-  return text?.includes('!') ?? false;
 }

@@ -129,3 +129,23 @@ export async function globWithRipgrep(
     if (child.exitCode === null) child.kill('SIGKILL');
   }
 }
+
+/**
+ * Where a walk pruned by `rules` meets a .gitignore (directories relative to `cwd`), for a search
+ * that prunes the same way but lists only what it finds in files (grep): whether one below could
+ * re-include what the rules skipped (prune-rules.ts).
+ */
+export async function listGitignores(
+  binary: string,
+  cwd: string,
+  rules: string,
+  signal: AbortSignal,
+): Promise<{ dirs: string[]; truncated: boolean }> {
+  const listed = await globWithRipgrep(binary, cwd, `**/${GITIGNORE}`, {
+    hidden: false,
+    signal,
+    fromAbove: rules,
+    keep: () => undefined,
+  });
+  return { dirs: listed.gitignoreDirs ?? [], truncated: listed.truncated };
+}

@@ -1,7 +1,9 @@
+import { closeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ToolError } from '../../core/tool-error.js';
 import { clipLine, type GrepLine, type GrepQuery } from './grep-types.js';
 import { startRipgrep } from './start-ripgrep.js';
+import { unlinkedTextFile } from './unlinked-text-file.js';
 
 export { ripgrepBinary } from '../ripgrep-binary.js';
 
@@ -21,7 +23,7 @@ interface RgEvent {
  */
 export async function grepWithRipgrep(
   binary: string,
-  where: { cwd: string; target: string; stdinFd?: number },
+  where: { cwd: string; target: string; stdinFd?: number; pruneRules?: string },
   query: GrepQuery,
   accept: (line: GrepLine) => boolean,
   signal: AbortSignal,
@@ -29,15 +31,13 @@ export async function grepWithRipgrep(
   const args = [
     '--json',
     '--no-config',
-    '--no-require-git',
-    // Only the .gitignore files at and below where it searches: never one above the workspace
-    // root (a home directory's `*`), a global or repository exclude, .ignore or .rgignore, which
-    // neither git nor glob and list_directory honour. The rules above the searched folder are the
-    // caller's (GitignoreFilter judges every path found).
-    '--no-ignore-parent',
-    '--no-ignore-global',
-    '--no-ignore-exclude',
-    '--no-ignore-dot',
+    // No ignore file is read by ripgrep: not one above the workspace root (a home directory's `*`
+    // hid every match), no global or repository exclude, .ignore or .rgignore (git honours none of
+    // those here), and not the tree's .gitignore files either (ripgrep reads git's syntax otherwise,
+    // follows a linked one out of the root, blocks on a FIFO). The caller's GitignoreFilter judges
+    // every path found; `pruneRules` (prune-rules.ts) only skip folders while it walks.
+    '--no-ignore',
+    ...(where.pruneRules === undefined ? [] : ['--ignore-file', '/dev/stdin']),
     '--no-messages',
     query.caseSensitive ? '--case-sensitive' : '--ignore-case',
     ...(query.fixedStrings ? ['--fixed-strings'] : []),
@@ -50,14 +50,15 @@ export async function grepWithRipgrep(
     '--',
     where.target,
   ];
-  const {
-    child,
-    exited,
-    stderr: errors,
-  } = startRipgrep(binary, args, {
-    cwd: where.cwd,
-    ...(where.stdinFd === undefined ? {} : { stdinFd: where.stdinFd }),
-  });
+  const rules = where.pruneRules === undefined ? undefined : unlinkedTextFile(where.pruneRules);
+  const stdinFd = rules ?? where.stdinFd;
+  let started: ReturnType<typeof startRipgrep>;
+  try {
+    started = startRipgrep(binary, args, { cwd: where.cwd, ...(stdinFd === undefined ? {} : { stdinFd }) });
+  } finally {
+    if (rules !== undefined) closeSync(rules); // the child has its own copy
+  }
+  const { child, exited, stderr: errors } = started;
   let stopped = false;
   const stop = () => {
     stopped = true;

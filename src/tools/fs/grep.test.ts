@@ -247,3 +247,41 @@ describe('grep: which .gitignore rules apply is the same on both engines and in 
     });
   }
 });
+
+describe('grep on ripgrep reads no .gitignore itself (review of issue #33)', () => {
+  it('a FIFO .gitignore does not stall it, a linked one is not read (git refuses it too), and git syntax ripgrep reads otherwise prunes nothing', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const outside = makeTempDir('toolgate-grep-outside-');
+    writeFileSync(path.join(outside, 'rules'), 'build/\n');
+    const root = makeTempDir('toolgate-grep-hostile-');
+    for (const dir of ['fifo/build', 'linked/build', 'braces/build', 'braces/dist', 'src'])
+      mkdirSync(path.join(root, dir), { recursive: true });
+    execFileSync('mkfifo', [path.join(root, 'fifo', '.gitignore')]);
+    symlinkSync(path.join(outside, 'rules'), path.join(root, 'linked', '.gitignore'));
+    // git has no braces: `{build,dist}/` names one folder called that, so build/ and dist/ stay
+    writeFileSync(path.join(root, 'braces', '.gitignore'), '{build,dist}/\n');
+    const files = [
+      'fifo/build/a.txt',
+      'linked/build/b.txt',
+      'braces/build/c.txt',
+      'braces/dist/d.txt',
+      'src/e.txt',
+    ];
+    for (const file of files) writeFileSync(path.join(root, file), 'needle\n');
+    const gate = createToolgate({
+      roots: [root],
+      builtins: false,
+      tools: [createGrepTool({ timeoutMs: 20_000 })],
+    });
+    for (const where of ['.', 'braces']) {
+      const [r] = await gate.execute([
+        { id: 'g', name: 'grep', arguments: { pattern: 'needle', path: where } },
+      ]);
+      expect(r?.error, r?.content).toBeNull();
+      const found = matchLines(r?.content ?? '')
+        .map((l) => l.replace(/:1: needle$/, ''))
+        .sort();
+      expect(found).toEqual(where === '.' ? [...files].sort() : ['braces/build/c.txt', 'braces/dist/d.txt']);
+    }
+  });
+});

@@ -5,9 +5,11 @@ import { fitJson } from '../../output/fit-json.js';
 import { openForRead, throughFd, throughFdForChild } from '../../sandbox/safe-fs.js';
 import { GitignoreFilter } from './gitignore-filter.js';
 import { checkPattern } from './glob.js';
+import { listGitignores } from './glob-ripgrep.js';
 import { grepWithJavaScript, queryRegex } from './grep-fallback.js';
 import { grepWithRipgrep, ripgrepBinary } from './grep-ripgrep.js';
 import type { GrepLine, GrepQuery } from './grep-types.js';
+import { reincludedBelow, rulesFromAbove } from './prune-rules.js';
 import { sniffBinary } from './sniff-binary.js';
 import { verifyGrepLines } from './verify-grep-lines.js';
 
@@ -153,27 +155,53 @@ export function createGrepTool(settings: GrepSettings = {}) {
           // rg prints paths relative to its cwd: the verified directory. It only finds (file, line);
           // the text is read again through the verified descriptor (see verify-grep-lines.ts).
           const toRoot = (p: string) => (base.relative === '.' ? p : `${base.relative}/${p}`);
-          const found: GrepLine[] = [];
-          let counted = 0;
-          // Ripgrep reads the .gitignore files from here down; the ones above, up to the root,
-          // speak through the same filter glob and list_directory use.
+          const cwd = throughFdForChild(handle, base.absolute);
+          // Ripgrep reads no ignore file: every path found is judged by the filter glob and
+          // list_directory use, and ripgrep skips only folders that the rules at and above this
+          // one ignore (prune-rules.ts), unless a .gitignore below could re-include one.
           const ignored = new GitignoreFilter(base.root, base.relative);
-          await grepWithRipgrep(
-            binary,
-            { cwd: throughFdForChild(handle, base.absolute), target: '.' },
-            query,
-            (line) => {
-              if (ignored.ignores(toRoot(line.path))) return true;
-              if (line.kind === 'match' && counted >= a.max_results) {
-                more = true;
-                return false;
-              }
-              if (line.kind === 'match') counted++;
-              found.push({ ...line, path: toRoot(line.path) });
-              return true;
-            },
-            ctx.signal,
-          );
+          const search = async (pruneRules: string | undefined) => {
+            const lines: GrepLine[] = [];
+            let counted = 0;
+            let cut = false;
+            await grepWithRipgrep(
+              binary,
+              { cwd, target: '.', ...(pruneRules === undefined ? {} : { pruneRules }) },
+              query,
+              (line) => {
+                if (ignored.ignores(toRoot(line.path))) return true;
+                if (line.kind === 'match' && counted >= a.max_results) {
+                  cut = true;
+                  return false;
+                }
+                if (line.kind === 'match') counted++;
+                lines.push({ ...line, path: toRoot(line.path) });
+                return true;
+              },
+              ctx.signal,
+            );
+            return { lines, cut };
+          };
+          const rules = rulesFromAbove(ignored, base.relative);
+          let result: { lines: GrepLine[]; cut: boolean };
+          if (rules === undefined) result = await search(undefined);
+          else {
+            // The listing stops with the search when the search fails (a bad pattern).
+            const listing = new AbortController();
+            const [pruned, gitignores] = await Promise.all([
+              search(rules).catch((error: unknown) => {
+                listing.abort();
+                throw error;
+              }),
+              listGitignores(binary, cwd, rules, AbortSignal.any([ctx.signal, listing.signal])),
+            ]);
+            result =
+              gitignores.truncated || reincludedBelow(ignored, base.relative, gitignores.dirs)
+                ? await search(undefined)
+                : pruned;
+          }
+          const found = result.lines;
+          if (result.cut) more = true;
           const prefixLength = base.relative === '.' ? 0 : base.relative.length + 1;
           const verified = await verifyGrepLines(found, {
             fdPath: throughFd(handle, base.absolute),
