@@ -10,6 +10,7 @@ import { createGlobTool } from '../../src/tools/fs/glob.js';
 import { createGrepTool } from '../../src/tools/fs/grep.js';
 import { ripgrepBinary } from '../../src/tools/fs/grep-ripgrep.js';
 import { createListDirectoryTool, type ListEntry } from '../../src/tools/fs/list-directory.js';
+import { GIT_ENV } from '../helpers/git-env.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /** Every tree and git directory made here, removed after the file. */
@@ -70,15 +71,6 @@ const LINES = [
   'logs/**',
   '!logs/keep.log',
 ];
-
-/** Git with nothing of the person's own configuration: only the tree's .gitignore files count. */
-const GIT_ENV = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  HOME: '/nonexistent',
-  XDG_CONFIG_HOME: '/nonexistent',
-};
 
 /**
  * The git directory lives outside the tree (`--git-dir`), so the tree is not a repository: the

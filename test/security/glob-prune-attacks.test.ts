@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createToolgate } from '../../src/toolgate.js';
 import { createGlobTool } from '../../src/tools/fs/glob.js';
 import { ripgrepBinary } from '../../src/tools/fs/grep-ripgrep.js';
+import { GIT_ENV } from '../helpers/git-env.js';
 import { globGates } from '../helpers/glob-gates.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -21,15 +22,6 @@ const made: string[] = [];
 afterAll(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-/** Git with nothing of the person's own configuration, unless `env` says otherwise. */
-const GIT_ENV = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  HOME: '/nonexistent',
-  XDG_CONFIG_HOME: '/nonexistent',
-};
 
 function tree(files: Record<string, string | Buffer>): string {
   const root = makeTempDir('toolgate-prune-attack-');

@@ -7,7 +7,7 @@ import { destination, inlineText, LINE_BREAK, paragraph } from './markdown-text.
 export const PERMALINK = new Set(['¶', '#', '§', '🔗', '⚓']);
 
 /** Elements that are never content: scripts, styles, embedded documents, form controls. */
-const SKIP = new Set([
+export const NOT_CONTENT: ReadonlySet<string> = new Set([
   'script',
   'style',
   'noscript',
@@ -198,7 +198,7 @@ class MarkdownWalk {
         if (!hasClass(element, 'linenos')) this.children(element, sink);
         break;
       default:
-        if (!SKIP.has(tag)) this.children(element, sink);
+        if (!NOT_CONTENT.has(tag)) this.children(element, sink);
     }
   }
 

@@ -1,22 +1,7 @@
 import { preText } from './code-block.js';
+import { NOT_CONTENT } from './dom-to-markdown.js';
 import { type HtmlElement, type HtmlNode, hasClass, isElement, TEXT_NODE } from './html-node.js';
 
-/** Elements whose text is never read: scripts, styles, embedded documents, form controls. */
-const SKIP = new Set([
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'iframe',
-  'object',
-  'embed',
-  'head',
-  'button',
-  'select',
-  'textarea',
-  'svg',
-  'canvas',
-]);
 /**
  * Elements that start and end a line of their own. textContent runs a heading, a code signature
  * and the paragraph under it together ("…::Vecpub struct Vec…"); plain text keeps them apart.
@@ -112,7 +97,7 @@ function walk(node: HtmlNode, out: string[]): void {
 
 function element(element: HtmlElement, out: string[]): void {
   const tag = element.localName;
-  if (SKIP.has(tag)) return;
+  if (NOT_CONTENT.has(tag)) return;
   if (tag === 'br') {
     out.push('\n');
     return;
