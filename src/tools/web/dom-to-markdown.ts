@@ -24,7 +24,7 @@ export const NOT_CONTENT: ReadonlySet<string> = new Set([
   'canvas',
 ]);
 /** Elements that stand as blocks of their own: the text before and after them is another paragraph. */
-const BLOCKS = new Set([
+export const BLOCKS: ReadonlySet<string> = new Set([
   'address',
   'article',
   'aside',

@@ -1,47 +1,25 @@
 import { preText } from './code-block.js';
-import { NOT_CONTENT } from './dom-to-markdown.js';
+import { BLOCKS, NOT_CONTENT } from './dom-to-markdown.js';
 import { type HtmlElement, type HtmlNode, hasClass, isElement, TEXT_NODE } from './html-node.js';
 
 /**
- * Elements that start and end a line of their own. textContent runs a heading, a code signature
+ * Elements that start and end a line of their own: Markdown's blocks, and headings, lists and
+ * table parts. textContent runs a heading, a code signature
  * and the paragraph under it together ("…::Vecpub struct Vec…"); plain text keeps them apart.
  */
-const LINES = new Set([
-  'address',
-  'article',
-  'aside',
+const LINES: ReadonlySet<string> = new Set([
+  ...BLOCKS,
   'blockquote',
-  'body',
   'caption',
-  'center',
-  'dd',
-  'details',
-  'div',
-  'dl',
-  'dt',
-  'fieldset',
-  'figcaption',
-  'figure',
-  'footer',
-  'form',
   'h1',
   'h2',
   'h3',
   'h4',
   'h5',
   'h6',
-  'header',
-  'hgroup',
   'hr',
-  'html',
-  'legend',
   'li',
-  'main',
-  'nav',
   'ol',
-  'p',
-  'section',
-  'summary',
   'table',
   'tbody',
   'thead',
