@@ -2,8 +2,9 @@ import { validateConfig } from '../../src/config/load-config.js';
 import { approveAll } from '../../src/core/confirmation.js';
 import { createToolgate } from '../../src/toolgate.js';
 import { createGlobTool } from '../../src/tools/fs/glob.js';
+import { createGrepTool } from '../../src/tools/fs/grep.js';
 
-/** Two gates over `root`: glob on ripgrep (every builtin) and glob on the JavaScript walker alone. */
+/** Two gates over `root`: glob and grep on ripgrep (every builtin), and both on JavaScript alone. */
 export function globGates(root: string) {
   const config = validateConfig({});
   return {
@@ -13,7 +14,7 @@ export function globGates(root: string) {
       roots: [root],
       approver: approveAll,
       builtins: false,
-      tools: [createGlobTool({ forceJavaScript: true })],
+      tools: [createGlobTool({ forceJavaScript: true }), createGrepTool({ forceJavaScript: true })],
     }),
   };
 }

@@ -1,8 +1,9 @@
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { globGates } from '../../../test/helpers/glob-gates.js';
+import { BASES, PATTERNS, tree, write } from '../../../test/helpers/ignore-tree.js';
 import { makeTempDir } from '../../../test/helpers/workspace.js';
 import type { Toolgate } from '../../toolgate.js';
 import { ripgrepBinary } from './grep-ripgrep.js';
@@ -16,95 +17,10 @@ import { ripgrepBinary } from './grep-ripgrep.js';
  * (below one, ripgrep stops reading the .gitignore files above it).
  */
 
-const DIRS = [
-  'src',
-  'src/lib',
-  'src/lib/build',
-  'src/dist',
-  'src/.hid',
-  'src/jj',
-  'src/jj/build',
-  'build',
-  'docs',
-];
-const FILES = ['a.ts', 'b.log', 'keep.log', '.env', 'key.pem', 'c.js', 'build'];
-const LINES = [
-  'build/',
-  'build',
-  '/build',
-  '*.log',
-  '!keep.log',
-  '!build/',
-  'dist',
-  '**/dist/',
-  'lib/',
-  'src/lib/',
-  '!src/lib/build/',
-  'src/',
-  'src',
-  '*.ts',
-  '!a.ts',
-  'jj/',
-  '.hid/',
-  '\\!x',
-];
-const BASES = ['.', 'src', 'src', 'src/lib', 'src/jj', 'docs'];
-// Not `x/**`: picomatch matches a file named x with it, ripgrep's globs (as gitignore) do not.
-const PATTERNS = ['**/*', '**/*.ts', '**/*.log', '*', '**/build/*', 'src/**/*.js', '**/.*'];
-
-interface Tree {
-  files: string[];
-  gitignores: [dir: string, lines: string[]][];
-  jj: string[];
-  links: [at: string, to: string][];
-}
-
-/** .gitignore files sit mostly on the searched folders and above them, where the rules reach ripgrep. */
-const IGNORE_DIRS = ['', 'src', 'src/lib', 'src/jj', 'docs'];
-
-const tree: fc.Arbitrary<Tree> = fc.record({
-  // Most files of the grid, so that the rules have something to leave out or keep.
-  files: fc.subarray(
-    ['', ...DIRS].flatMap((d) => FILES.map((f) => (d ? `${d}/${f}` : f))),
-    { minLength: 20 },
-  ),
-  gitignores: fc.uniqueArray(
-    fc.tuple(
-      fc.constantFrom(...IGNORE_DIRS),
-      fc.array(fc.constantFrom(...LINES), { minLength: 1, maxLength: 4 }),
-    ),
-    { maxLength: 4, selector: ([dir]) => dir },
-  ),
-  jj: fc.uniqueArray(fc.constantFrom('src', 'src/jj', 'src/lib', 'src/lib/build', 'docs'), { maxLength: 2 }),
-  links: fc.uniqueArray(
-    fc.tuple(fc.constantFrom('', ...DIRS), fc.constantFrom('outside', 'src', 'src/lib/a.ts', 'docs')),
-    { maxLength: 2, selector: ([at]) => at },
-  ),
-});
-
 const made: string[] = [];
 afterAll(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function write(root: string, outside: string, t: Tree): void {
-  for (const dir of DIRS) mkdirSync(path.join(root, dir), { recursive: true });
-  for (const file of t.files) {
-    // A file where a directory goes (src/lib/build) is left out.
-    if (!DIRS.includes(file)) writeFileSync(path.join(root, file), '');
-  }
-  for (const [dir, lines] of t.gitignores)
-    writeFileSync(path.join(root, dir, '.gitignore'), `${lines.join('\n')}\n`);
-  for (const dir of t.jj) mkdirSync(path.join(root, dir, '.jj', 'repo'), { recursive: true });
-  for (const [at, to] of t.links) {
-    const target = to === 'outside' ? outside : path.join(root, to);
-    try {
-      symlinkSync(target, path.join(root, at, 'link'));
-    } catch {
-      // a file named link already there: no link this time
-    }
-  }
-}
 
 async function globOf(gate: Toolgate, args: Record<string, unknown>) {
   const [r] = await gate.execute([{ id: '1', name: 'glob', arguments: { max_results: 1000, ...args } }]);

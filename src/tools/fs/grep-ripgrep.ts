@@ -2,6 +2,7 @@ import { closeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ToolError } from '../../core/tool-error.js';
 import { clipLine, type GrepLine, type GrepQuery } from './grep-types.js';
+import { PRUNE_RULES_FILE, type PruneLog } from './prune-log.js';
 import { startRipgrep } from './start-ripgrep.js';
 import { unlinkedTextFile } from './unlinked-text-file.js';
 
@@ -23,7 +24,14 @@ interface RgEvent {
  */
 export async function grepWithRipgrep(
   binary: string,
-  where: { cwd: string; target: string; stdinFd?: number; pruneRules?: string },
+  where: {
+    cwd: string;
+    target: string;
+    stdinFd?: number;
+    pruneRules?: string;
+    /** With `pruneRules`: told, from ripgrep's debug log, each entry the rules made it skip. */
+    pruneLog?: PruneLog;
+  },
   query: GrepQuery,
   accept: (line: GrepLine) => boolean,
   signal: AbortSignal,
@@ -37,7 +45,8 @@ export async function grepWithRipgrep(
     // follows a linked one out of the root, blocks on a FIFO). The caller's GitignoreFilter judges
     // every path found; `pruneRules` (prune-rules.ts) only skip folders while it walks.
     '--no-ignore',
-    ...(where.pruneRules === undefined ? [] : ['--ignore-file', '/dev/stdin']),
+    ...(where.pruneRules === undefined ? [] : ['--ignore-file', PRUNE_RULES_FILE]),
+    ...(where.pruneRules !== undefined && where.pruneLog !== undefined ? ['--debug'] : []),
     '--no-messages',
     query.caseSensitive ? '--case-sensitive' : '--ignore-case',
     ...(query.fixedStrings ? ['--fixed-strings'] : []),
@@ -54,7 +63,11 @@ export async function grepWithRipgrep(
   const stdinFd = rules ?? where.stdinFd;
   let started: ReturnType<typeof startRipgrep>;
   try {
-    started = startRipgrep(binary, args, { cwd: where.cwd, ...(stdinFd === undefined ? {} : { stdinFd }) });
+    started = startRipgrep(binary, args, {
+      cwd: where.cwd,
+      ...(stdinFd === undefined ? {} : { stdinFd }),
+      ...(rules === undefined || where.pruneLog === undefined ? {} : { pruneLog: where.pruneLog }),
+    });
   } finally {
     if (rules !== undefined) closeSync(rules); // the child has its own copy
   }

@@ -9,7 +9,8 @@ import { listGitignores } from './glob-ripgrep.js';
 import { grepWithJavaScript, queryRegex } from './grep-fallback.js';
 import { grepWithRipgrep, ripgrepBinary } from './grep-ripgrep.js';
 import type { GrepLine, GrepQuery } from './grep-types.js';
-import { reincludedBelow, rulesFromAbove } from './prune-rules.js';
+import { PruneLog } from './prune-log.js';
+import { reincludedBelow, rulesFromAbove, skippedOnlyIgnored } from './prune-rules.js';
 import { sniffBinary } from './sniff-binary.js';
 import { verifyGrepLines } from './verify-grep-lines.js';
 
@@ -157,16 +158,21 @@ export function createGrepTool(settings: GrepSettings = {}) {
           const toRoot = (p: string) => (base.relative === '.' ? p : `${base.relative}/${p}`);
           const cwd = throughFdForChild(handle, base.absolute);
           // Ripgrep reads no ignore file: every path found is judged by the filter glob and
-          // list_directory use, and ripgrep skips only folders that the rules at and above this
-          // one ignore (prune-rules.ts), unless a .gitignore below could re-include one.
+          // list_directory use. It skips what the rules at and above this folder ignore
+          // (prune-rules.ts), and the answer stands only if the filter ignores all it skipped.
           const ignored = new GitignoreFilter(base.root, base.relative);
-          const search = async (pruneRules: string | undefined) => {
+          const search = async (pruneRules: string | undefined, pruneLog?: PruneLog) => {
             const lines: GrepLine[] = [];
             let counted = 0;
             let cut = false;
             await grepWithRipgrep(
               binary,
-              { cwd, target: '.', ...(pruneRules === undefined ? {} : { pruneRules }) },
+              {
+                cwd,
+                target: '.',
+                ...(pruneRules === undefined ? {} : { pruneRules }),
+                ...(pruneLog === undefined ? {} : { pruneLog }),
+              },
               query,
               (line) => {
                 if (ignored.ignores(toRoot(line.path))) return true;
@@ -185,8 +191,16 @@ export function createGrepTool(settings: GrepSettings = {}) {
           const rules = rulesFromAbove(ignored, base.relative);
           let result: { lines: GrepLine[]; cut: boolean };
           if (rules === undefined) result = await search(undefined);
-          else {
-            // The listing stops with the search when the search fails (a bad pattern).
+          else if (query.include === undefined) {
+            // One walk: ripgrep's debug log says what the rules made it skip, and the filter
+            // judges each of those (a `!` below may keep one); else the search runs unpruned.
+            const log = new PruneLog();
+            const pruned = await search(rules, log);
+            result = skippedOnlyIgnored(ignored, base.relative, log) ? pruned : await search(undefined);
+          } else {
+            // With an include glob, ripgrep's debug log names every file the glob leaves out (slow
+            // to write: ~6x the search), so the .gitignore files are listed by a second, pruned
+            // walk beside the search instead. It stops with the search when that fails.
             const listing = new AbortController();
             const [pruned, gitignores] = await Promise.all([
               search(rules).catch((error: unknown) => {

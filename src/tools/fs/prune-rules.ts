@@ -1,4 +1,5 @@
 import type { GitignoreFilter } from './gitignore-filter.js';
+import type { PruneLog } from './prune-log.js';
 
 // Which .gitignore rules ripgrep may prune a walk with (glob-prune.ts says why they are safe), for
 // glob and grep alike.
@@ -37,4 +38,19 @@ export function hasNegation(text: string | undefined): boolean {
 export function reincludedBelow(filter: GitignoreFilter, base: string, dirs: readonly string[]): boolean {
   const at = base === '.' ? '' : base;
   return dirs.some((dir) => hasNegation(filter.ruleText(at === '' ? dir : dir === '' ? at : `${at}/${dir}`)));
+}
+
+/**
+ * Whether every entry a walk pruned by the rules skipped (`log`, relative to `base`) is one the
+ * filter ignores too, so the pruned walk left out nothing git keeps. An entry of unknown kind
+ * (a rule without a trailing slash) must be ignored both as a file and as a folder.
+ */
+export function skippedOnlyIgnored(filter: GitignoreFilter, base: string, log: PruneLog): boolean {
+  if (!log.complete) return false;
+  const at = base === '.' ? '' : base;
+  return log.entries.every(({ path, directory }) => {
+    const fromRoot = at === '' ? path : path === '' ? at : `${at}/${path}`;
+    if (fromRoot === at) return false; // the base itself is searched, never skipped
+    return filter.ignores(fromRoot, true) && (directory || filter.ignores(fromRoot, false));
+  });
 }

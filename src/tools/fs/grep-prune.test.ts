@@ -1,0 +1,101 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { globGates } from '../../../test/helpers/glob-gates.js';
+import { BASES, tree, write } from '../../../test/helpers/ignore-tree.js';
+import { makeTempDir } from '../../../test/helpers/workspace.js';
+import type { Toolgate } from '../../toolgate.js';
+import { ripgrepBinary } from './grep-ripgrep.js';
+
+/**
+ * Issue #33: grep's ripgrep search skips what the .gitignore rules at and above the searched
+ * folder ignore (prune-rules.ts) in one walk, and ripgrep's debug log says what it skipped: the
+ * filter judges each of those, and when one is kept (a `!` below) the search runs again unpruned.
+ * With an include glob, a listing of the .gitignore files runs beside the search instead. Either
+ * way the answer must be exactly the JavaScript search's, on trees with nested .gitignore files
+ * (re-includes too), hidden files, links, denied files and `.jj` folders.
+ */
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function grepOf(gate: Toolgate, args: Record<string, unknown>) {
+  const [r] = await gate.execute([
+    { id: '1', name: 'grep', arguments: { pattern: 'needle', max_results: 1000, ...args } },
+  ]);
+  // Same lines in any order: ripgrep searches on several threads.
+  return { ok: r?.ok, lines: (r?.content ?? '').split('\n').sort() };
+}
+
+describe('grep: ripgrep skips only what toolgate ignores (issue #33)', () => {
+  it('the ripgrep search answers what the JavaScript search answers, from any folder, with or without an include glob', async () => {
+    expect(ripgrepBinary()).toBeDefined();
+    const outside = makeTempDir();
+    made.push(outside);
+    writeFileSync(path.join(outside, 'secret.ts'), 'needle\n');
+    await fc.assert(
+      fc.asyncProperty(
+        tree,
+        fc.constantFrom(...BASES),
+        fc.constantFrom(undefined, '*.ts', '*.log', 'build'),
+        async (t, base, include) => {
+          const root = makeTempDir('toolgate-grep-prune-');
+          made.push(root);
+          write(root, outside, t, 'needle\n');
+          const { ripgrep, javascript } = globGates(root);
+          const args = { path: base, ...(include === undefined ? {} : { include }) };
+          expect(await grepOf(ripgrep, args), JSON.stringify({ t, include })).toEqual(
+            await grepOf(javascript, args),
+          );
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('every mix of rules from above and re-includes below: the same answer as the JavaScript search', async () => {
+    // Exhaustive where random trees rarely land: a folder or file skipped by a rule from above
+    // that a `!` below (or anchored above) brings back, in one walk or beside a listing.
+    const subsets = <T>(xs: T[]): T[][] =>
+      xs.reduce<T[][]>((all, x) => all.concat(all.map((s) => [...s, x])), [[]]);
+    for (const top of subsets(['build/', '!src/lib/build/', '*.log'])) {
+      for (const lib of subsets(['!build/', '!b.log'])) {
+        const root = makeTempDir('toolgate-grep-prune-');
+        made.push(root);
+        for (const dir of ['src/lib/build', 'src/jj/build', 'src/build', 'src/log']) {
+          mkdirSync(path.join(root, dir), { recursive: true });
+          writeFileSync(path.join(root, dir, 'a.ts'), 'needle\n');
+          writeFileSync(path.join(root, dir, 'b.log'), 'needle\n');
+        }
+        writeFileSync(path.join(root, '.gitignore'), `${top.join('\n')}\n`);
+        // Below the folders searched, where the rules from above are sent all the same.
+        writeFileSync(path.join(root, 'src/lib/.gitignore'), `${lib.join('\n')}\n`);
+        const { ripgrep, javascript } = globGates(root);
+        for (const base of ['.', 'src', 'src/lib']) {
+          for (const include of [undefined, '*.ts']) {
+            const args = { path: base, ...(include === undefined ? {} : { include }) };
+            const context = JSON.stringify({ top, lib, base, include });
+            expect(await grepOf(ripgrep, args), context).toEqual(await grepOf(javascript, args));
+          }
+        }
+      }
+    }
+  });
+
+  it('a `!` below brings back a folder the rules from above skip', async () => {
+    const root = makeTempDir('toolgate-grep-prune-');
+    made.push(root);
+    writeFileSync(path.join(root, '.gitignore'), 'build/\n');
+    mkdirSync(path.join(root, 'src/deep/build'), { recursive: true });
+    mkdirSync(path.join(root, 'src/other/build'), { recursive: true });
+    writeFileSync(path.join(root, 'src/deep/.gitignore'), '!build/\n');
+    writeFileSync(path.join(root, 'src/deep/build/a.ts'), 'needle\n');
+    writeFileSync(path.join(root, 'src/other/build/b.ts'), 'needle\n');
+    expect((await grepOf(globGates(root).ripgrep, { path: 'src' })).lines).toEqual([
+      'src/deep/build/a.ts:1: needle',
+    ]);
+  });
+});

@@ -1,0 +1,61 @@
+/** Where a pruned walk gets its rules: the ignore file toolgate hands ripgrep as its stdin. */
+export const PRUNE_RULES_FILE = '/dev/stdin';
+
+/** One entry ripgrep's walk skipped by those rules, relative to where it walked. */
+export interface PrunedEntry {
+  path: string;
+  /** The rule matches directories only (`dist/`): the entry is a directory. */
+  directory: boolean;
+}
+
+/** More skipped entries than any walk needs to report; past it the log counts as unread. */
+const MAX_ENTRIES = 200_000;
+
+/** ripgrep 15's `--debug` line for an entry its walk skipped by a line of the rules file. */
+const SKIPPED =
+  /^rg: DEBUG\|ignore::walk\|[^|]*: ignoring (\.\/.*|\.): Ignore\(IgnoreMatch\(Gitignore\(Glob \{ from: Some\("\/dev\/stdin"\), original: "(?:[^"\\]|\\.)*", actual: "(?:[^"\\]|\\.)*", is_whitelist: false, is_only_dir: (true|false) \}\)\)\)$/;
+/** Its line saying it read the rules file: proof that the log speaks the language read here. */
+const OPENED = 'opened gitignore file: /dev/stdin';
+
+/**
+ * Reads ripgrep's `--debug` log, line by line, for what its walk skipped by the rules toolgate sent
+ * (prune-rules.ts), so one walk both searches and says what it left out: the caller then asks its
+ * own .gitignore filter whether each skipped entry is one git ignores too.
+ *
+ * Read to fail towards "unread": a line about those rules that is not exactly ripgrep 15's form
+ * (a path holding a line break splits its line; a path not in UTF-8 arrives altered), no line
+ * saying the rules were read (another ripgrep), too many entries, or an unfinished last line, and
+ * `complete` is false; the caller then searches again without pruning. A file name cannot hide a
+ * skipped entry: at worst it makes one up, which costs that second search.
+ */
+export class PruneLog {
+  readonly entries: PrunedEntry[] = [];
+  #opened = false;
+  #unreadable = false;
+
+  /** Takes one whole line of ripgrep's stderr (without its line break). */
+  feed(line: string): void {
+    if (!line.includes(PRUNE_RULES_FILE)) return;
+    if (line.endsWith(OPENED)) {
+      this.#opened = true;
+      return;
+    }
+    const skipped = SKIPPED.exec(line);
+    const path = skipped?.[1];
+    if (path === undefined || path.includes('\uFFFD') || this.entries.length >= MAX_ENTRIES) {
+      this.#unreadable = true;
+      return;
+    }
+    this.entries.push({ path: path === '.' ? '' : path.slice(2), directory: skipped?.[2] === 'true' });
+  }
+
+  /** Ripgrep ended without a line break after its last line: part of the log is missing. */
+  unfinished(): void {
+    this.#unreadable = true;
+  }
+
+  /** Whether `entries` is everything the walk skipped by the rules. */
+  get complete(): boolean {
+    return this.#opened && !this.#unreadable;
+  }
+}
