@@ -8,10 +8,13 @@ import { validateConfig } from '../../src/config/load-config.js';
 import { approveAll } from '../../src/core/confirmation.js';
 import type { ToolCall } from '../../src/core/tool-call.js';
 import { createToolgate } from '../../src/toolgate.js';
+import { createGlobTool } from '../../src/tools/fs/glob.js';
 import { createGrepTool } from '../../src/tools/fs/grep.js';
 import { snapshotTree } from '../helpers/tree.js';
 
 const SECRET = 'RACE-SECRET-OUTSIDE';
+/** A name only outside the root: a walk that followed a swapped-in link would list it. */
+const OUTSIDE_NAME = 'RACE-NAME-OUTSIDE';
 const SWAPPER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'swapper.mjs');
 const DURATION_MS = 3_000;
 
@@ -23,6 +26,7 @@ function world() {
   mkdirSync(outside);
   writeFileSync(path.join(outside, 'f.txt'), `${SECRET}\n`);
   writeFileSync(path.join(outside, 'final-secret.txt'), `${SECRET}\n`);
+  writeFileSync(path.join(outside, `${OUTSIDE_NAME}.txt`), 'a name\n');
   mkdirSync(path.join(root, '.race-dir'));
   writeFileSync(path.join(root, '.race-dir', 'f.txt'), 'inside\n');
   symlinkSync(outside, path.join(root, '.race-link'));
@@ -37,6 +41,9 @@ const ATTEMPTS: ((i: number) => ToolCall)[] = [
   (i) => ({ id: `rm${i}`, name: 'read_many_files', arguments: { paths: ['race/f.txt', 'final.txt'] } }),
   (i) => ({ id: `ls${i}`, name: 'list_directory', arguments: { path: 'race' } }),
   (i) => ({ id: `gl${i}`, name: 'glob', arguments: { path: 'race', pattern: '*' } }),
+  // From above the swapped folder: the walk itself meets it (issue #33's review).
+  (i) => ({ id: `gla${i}`, name: 'glob', arguments: { path: '.', pattern: '**/*' } }),
+  (i) => ({ id: `glt${i}`, name: 'glob', arguments: { path: '.', pattern: '**/*.txt' } }),
   (i) => ({ id: `gr${i}`, name: 'grep', arguments: { path: 'race', pattern: 'SECRET' } }),
   (i) => ({ id: `grf${i}`, name: 'grep', arguments: { path: 'final.txt', pattern: 'SECRET' } }),
   (i) => ({ id: `grr${i}`, name: 'grep', arguments: { path: '.', pattern: 'SECRET' } }),
@@ -76,7 +83,7 @@ const ATTEMPTS: ((i: number) => ToolCall)[] = [
   (i) => ({ id: `d${i}`, name: 'delete_file', arguments: { path: `race/new-${i - 1}.txt` } }),
 ];
 
-async function raceFor(forceJavaScriptGrep: boolean) {
+async function raceFor(forceJavaScript: boolean) {
   const { root, outside } = world();
   const before = snapshotTree(outside);
   // The guard is off so that every write attempt reaches the disk-facing code.
@@ -87,7 +94,8 @@ async function raceFor(forceJavaScriptGrep: boolean) {
     roots: [root],
     approver: approveAll,
   });
-  gate.registry.replace(createGrepTool({ forceJavaScript: forceJavaScriptGrep }));
+  gate.registry.replace(createGrepTool({ forceJavaScript }));
+  gate.registry.replace(createGlobTool({ forceJavaScript }));
   const attacker = spawn(process.execPath, [SWAPPER, root, String(DURATION_MS)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -106,7 +114,8 @@ async function raceFor(forceJavaScriptGrep: boolean) {
     calls += results.length;
     for (const r of results) {
       if (r.ok) succeeded++;
-      if (r.content.includes(SECRET)) leaks.push(`${r.name}: ${r.content.slice(0, 200)}`);
+      if (r.content.includes(SECRET) || r.content.includes(OUTSIDE_NAME))
+        leaks.push(`${r.name}: ${r.content.slice(0, 200)}`);
     }
   }
   await done;
@@ -123,7 +132,7 @@ async function raceFor(forceJavaScriptGrep: boolean) {
 
 describe('security: symlink races (a real concurrent attacker process)', () => {
   for (const js of [false, true]) {
-    it(`zero leaks and zero outside writes while directories and files are swapped for links (grep: ${js ? 'javascript' : 'ripgrep'})`, async () => {
+    it(`zero leaks and zero outside writes while directories and files are swapped for links (grep and glob: ${js ? 'javascript' : 'ripgrep'})`, async () => {
       const r = await raceFor(js);
       expect(r.swaps, JSON.stringify({ ...r, before: undefined, outsideAfter: undefined })).toBeGreaterThan(
         1000,

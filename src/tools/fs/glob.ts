@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
 import { openForRead, throughFd, throughFdForChild } from '../../sandbox/safe-fs.js';
+import { confirmListed } from './confirm-listed.js';
 import { GitignoreFilter } from './gitignore-filter.js';
 import { globWithPruning } from './glob-prune.js';
 import { ripgrepBinary } from './grep-ripgrep.js';
@@ -110,6 +111,7 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
       };
       let kept: string[];
       let truncated = false;
+      const startedAt = Date.now();
       try {
         const binary = settings.forceJavaScript ? undefined : ripgrepBinary();
         if (binary) {
@@ -147,6 +149,9 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
           const keep = judge(() => true)();
           kept = found.flatMap((rel) => keep(rel) ?? []);
         }
+        // Both walks go by path names: a folder swapped for a link meanwhile lent them names from
+        // outside the root, which are left out here.
+        kept = confirmListed(kept, { fdPath: throughFd(handle, base.absolute), prefix }, startedAt);
       } finally {
         await handle.close();
       }
