@@ -82,7 +82,7 @@ export async function globWithRipgrep(
     if (rules !== undefined) closeSync(rules); // the child has its own copy
   }
   const { child, exited, stderr: errors } = started;
-  const stop = () => child.kill('SIGKILL');
+  const stop = started.stop;
   options.signal.addEventListener('abort', stop, { once: true });
   const names: string[] = [];
   const gitignoreDirs: string[] = [];
@@ -119,6 +119,12 @@ export async function globWithRipgrep(
     if (!truncated && !take(rest + decoder.end())) truncated = true;
     const code = await exited;
     if (options.signal.aborted) throw new ToolError('Cancelled', 'the search was stopped');
+    if (started.killedElsewhere()) {
+      throw new ToolError(
+        'ExecutionFailed',
+        'ripgrep was killed before it finished the listing; run it again',
+      );
+    }
     const stderr = errors();
     if (!truncated && code === 2 && /glob|error parsing/i.test(stderr)) {
       throw new ToolError('BadArgs', `invalid glob pattern "${pattern}": ${stderr.trim().split('\n')[0]}`);
@@ -126,7 +132,7 @@ export async function globWithRipgrep(
     return { names, truncated, gitignoreDirs: probe ? gitignoreDirs : undefined };
   } finally {
     options.signal.removeEventListener('abort', stop);
-    if (child.exitCode === null) child.kill('SIGKILL');
+    if (child.exitCode === null) stop();
   }
 }
 

@@ -7,6 +7,7 @@ import { confirmListed } from './confirm-listed.js';
 import { GitignoreFilter } from './gitignore-filter.js';
 import { globWithPruning } from './glob-prune.js';
 import { ripgrepBinary } from './grep-ripgrep.js';
+import { LINE_BREAK_IN_NAME } from './line-break-name.js';
 
 const args = z.strictObject({
   pattern: z.string().min(1).describe('Glob pattern, e.g. "src/**/*.ts" or "*.md", relative to path.'),
@@ -17,8 +18,6 @@ const args = z.strictObject({
     .default(false)
     .describe('Match files and directories whose names start with a dot.'),
 });
-
-const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
 /** Refuses patterns that could leave the search directory: absolute, or with a `..` segment. */
 export function checkPattern(pattern: string): void {
@@ -102,7 +101,7 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
         return (rel: string): string | undefined => {
           // The answer is one path a line: a name with a line break would read as two (or as part
           // of a denied one). Left out, as the JavaScript walker leaves it out.
-          if (!visible(rel) || LINE_BREAK.test(rel)) return undefined;
+          if (!visible(rel) || LINE_BREAK_IN_NAME.test(rel)) return undefined;
           const fromRoot = prefix + rel;
           if (ctx.sandbox.deniedPattern(fromRoot) === undefined && !filter.ignores(fromRoot)) return fromRoot;
           ignored++;

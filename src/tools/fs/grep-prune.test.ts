@@ -99,3 +99,21 @@ describe('grep: ripgrep skips only what toolgate ignores (issue #33)', () => {
     ]);
   });
 });
+
+describe('grep: names with line breaks (review of issue #33)', () => {
+  it('are left out on ripgrep as on the JavaScript search: a path a line, never a forged one', async () => {
+    const root = makeTempDir('toolgate-grep-prune-');
+    made.push(root);
+    writeFileSync(path.join(root, '.gitignore'), 'build/\n');
+    for (const dir of ['a\nb', 'c\rd', 'e\u2028f', 'q\nrg: DEBUG|ignore::walk|x: ignoring .', 'plain']) {
+      mkdirSync(path.join(root, dir, 'build'), { recursive: true });
+      writeFileSync(path.join(root, dir, 'v.txt'), 'needle\n');
+      writeFileSync(path.join(root, dir, '.gitignore'), '!build/\n');
+      writeFileSync(path.join(root, dir, 'build/kept.txt'), 'needle\n');
+    }
+    const { ripgrep, javascript } = globGates(root);
+    const answer = await grepOf(ripgrep, {});
+    expect(answer).toEqual(await grepOf(javascript, {}));
+    expect(answer.lines).toEqual(['plain/build/kept.txt:1: needle', 'plain/v.txt:1: needle']);
+  });
+});

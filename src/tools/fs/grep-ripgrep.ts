@@ -75,7 +75,7 @@ export async function grepWithRipgrep(
   let stopped = false;
   const stop = () => {
     stopped = true;
-    child.kill('SIGKILL');
+    started.stop();
   };
   signal.addEventListener('abort', stop, { once: true });
   try {
@@ -107,6 +107,15 @@ export async function grepWithRipgrep(
     }
     const code = await exited;
     if (signal.aborted) throw new ToolError('Cancelled', 'cancelled');
+    // Killed by something else (a file-size limit on its log, the OOM killer): what it found is
+    // not all there is. With a prune log, that log now reads as unfinished and the caller searches
+    // again unpruned; without one, the search fails rather than look complete.
+    if (started.killedElsewhere() && where.pruneLog === undefined) {
+      throw new ToolError(
+        'ExecutionFailed',
+        'ripgrep was killed before it finished the search; run it again',
+      );
+    }
     const stderr = errors();
     if (!stopped && code === 2 && stderr.trim()) {
       throw new ToolError('BadArgs', `the search failed: ${stderr.trim().split('\n').slice(0, 6).join(' ')}`);
@@ -114,6 +123,6 @@ export async function grepWithRipgrep(
     return { stopped };
   } finally {
     signal.removeEventListener('abort', stop);
-    if (child.exitCode === null) child.kill('SIGKILL');
+    if (child.exitCode === null) started.stop();
   }
 }

@@ -9,6 +9,7 @@ import { listGitignores } from './glob-ripgrep.js';
 import { grepWithJavaScript, queryRegex } from './grep-fallback.js';
 import { grepWithRipgrep, ripgrepBinary } from './grep-ripgrep.js';
 import type { GrepLine, GrepQuery } from './grep-types.js';
+import { LINE_BREAK_IN_NAME } from './line-break-name.js';
 import { PruneLog } from './prune-log.js';
 import { reincludedBelow, rulesFromAbove, skippedOnlyIgnored } from './prune-rules.js';
 import { sniffBinary } from './sniff-binary.js';
@@ -175,7 +176,8 @@ export function createGrepTool(settings: GrepSettings = {}) {
               },
               query,
               (line) => {
-                if (ignored.ignores(toRoot(line.path))) return true;
+                // A path a line, as the JavaScript search answers (line-break-name.ts).
+                if (LINE_BREAK_IN_NAME.test(line.path) || ignored.ignores(toRoot(line.path))) return true;
                 if (line.kind === 'match' && counted >= a.max_results) {
                   cut = true;
                   return false;

@@ -5,6 +5,7 @@ import { makeTempDir } from '../../../test/helpers/workspace.js';
 import { grepWithRipgrep, ripgrepBinary } from './grep-ripgrep.js';
 import type { GrepQuery } from './grep-types.js';
 import { PruneLog } from './prune-log.js';
+import { startRipgrep } from './start-ripgrep.js';
 
 /**
  * Issue #33: grep learns what its pruned walk skipped from ripgrep's own debug log, read from the
@@ -118,5 +119,41 @@ describe('PruneLog reads what ripgrep skipped (issue #33)', () => {
     cut.feed(opened);
     cut.unfinished();
     expect(cut.complete).toBe(false);
+  });
+});
+
+describe('PruneLog: lines that only name /dev/stdin, and ripgrep killed from elsewhere (review of issue #33)', () => {
+  it('a workspace under a folder named dev/stdin… keeps its one walk: only lines about the rules count', async () => {
+    const root = makeTempDir('toolgate-prune-log-');
+    made.push(root);
+    const base = path.join(root, 'dev/stdin-proj');
+    for (const file of ['dist/f.js', 'keep.js', 'dev/stdin/.h']) {
+      mkdirSync(path.dirname(path.join(base, file)), { recursive: true });
+      writeFileSync(path.join(base, file), 'needle\n');
+    }
+    expect(await skipped(base, 'dist/\n')).toEqual({
+      complete: true,
+      entries: [{ path: 'dist', directory: true }],
+      found: ['keep.js'],
+    });
+  });
+
+  it('ripgrep killed by a signal toolgate did not send leaves the log unfinished; one toolgate sent does not', async () => {
+    const run = async (script: string, stopHere: boolean) => {
+      const log = new PruneLog();
+      const started = startRipgrep('/bin/sh', ['-c', script], { cwd: '/', pruneLog: log });
+      if (stopHere) started.stop();
+      await started.exited;
+      return { complete: log.complete, elsewhere: started.killedElsewhere() };
+    };
+    const opened =
+      'rg: DEBUG|ignore::gitignore|crates/ignore/src/gitignore.rs:398: opened gitignore file: /dev/stdin';
+    // Its own log line, then death by SIGXFSZ (as under a file-size limit on the log).
+    expect(await run(`echo '${opened}' >&2; kill -XFSZ $$`, false)).toEqual({
+      complete: false,
+      elsewhere: true,
+    });
+    expect(await run(`echo '${opened}' >&2; exit 0`, false)).toEqual({ complete: true, elsewhere: false });
+    expect(await run(`echo '${opened}' >&2; exec sleep 30`, true)).toMatchObject({ elsewhere: false });
   });
 });

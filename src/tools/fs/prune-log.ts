@@ -14,8 +14,10 @@ const MAX_ENTRIES = 200_000;
 /** ripgrep 15's `--debug` line for an entry its walk skipped by a line of the rules file. */
 const SKIPPED =
   /^rg: DEBUG\|ignore::walk\|[^|]*: ignoring (\.\/.*|\.): Ignore\(IgnoreMatch\(Gitignore\(Glob \{ from: Some\("\/dev\/stdin"\), original: "(?:[^"\\]|\\.)*", actual: "(?:[^"\\]|\\.)*", is_whitelist: false, is_only_dir: (true|false) \}\)\)\)$/;
+/** How every line about an entry skipped by a line of the rules file ends, however it begins. */
+const BY_THE_RULES = /: Ignore\(IgnoreMatch\(Gitignore\(Glob \{ from: Some\("\/dev\/stdin"\), .* \}\)\)\)$/;
 /** Its line saying it read the rules file: proof that the log speaks the language read here. */
-const OPENED = 'opened gitignore file: /dev/stdin';
+const OPENED = /^rg: DEBUG\|ignore::gitignore\|[^|]*: opened gitignore file: \/dev\/stdin$/;
 
 /**
  * Reads ripgrep's `--debug` log, line by line, for what its walk skipped by the rules toolgate sent
@@ -23,10 +25,12 @@ const OPENED = 'opened gitignore file: /dev/stdin';
  * own .gitignore filter whether each skipped entry is one git ignores too.
  *
  * Read to fail towards "unread": a line about those rules that is not exactly ripgrep 15's form
- * (a path holding a line break splits its line; a path not in UTF-8 arrives altered), no line
- * saying the rules were read (another ripgrep), too many entries, or an unfinished last line, and
- * `complete` is false; the caller then searches again without pruning. A file name cannot hide a
- * skipped entry: at worst it makes one up, which costs that second search.
+ * (a path not in UTF-8 arrives altered; a path holding a line break splits its line), no line
+ * saying the rules were read (another ripgrep), too many entries, an unfinished last line, or
+ * ripgrep killed by anyone but toolgate, and `complete` is false; the caller then searches again
+ * without pruning. A path holding a line break can also forge a whole line, and so hide the entry
+ * it belongs to: what is under such a path is never in grep's answer (a line per match, as in the
+ * JavaScript search), and a forged entry only ever costs the second search.
  */
 export class PruneLog {
   readonly entries: PrunedEntry[] = [];
@@ -35,11 +39,13 @@ export class PruneLog {
 
   /** Takes one whole line of ripgrep's stderr (without its line break). */
   feed(line: string): void {
-    if (!line.includes(PRUNE_RULES_FILE)) return;
-    if (line.endsWith(OPENED)) {
+    if (!line.includes(PRUNE_RULES_FILE)) return; // most lines, at the cost of one search
+    if (OPENED.test(line)) {
       this.#opened = true;
       return;
     }
+    // Other lines may name /dev/stdin too (the folder searched, a file's path): not about the rules.
+    if (!BY_THE_RULES.test(line)) return;
     const skipped = SKIPPED.exec(line);
     const path = skipped?.[1];
     if (path === undefined || path.includes('\uFFFD') || this.entries.length >= MAX_ENTRIES) {

@@ -11,6 +11,10 @@ export interface RunningRipgrep {
   exited: Promise<number | null>;
   /** The start of what it wrote to stderr (for error messages), its debug log left out. */
   stderr: () => string;
+  /** Kills it on toolgate's behalf (the cap, a cancel): an end that leaves the answer cut on purpose. */
+  stop: () => void;
+  /** It was killed by a signal toolgate did not send (a file-size limit, the OOM killer): its answer is cut. */
+  killedElsewhere: () => boolean;
 }
 
 /** What of stderr is kept for error messages. */
@@ -46,6 +50,8 @@ export function startRipgrep(
   const keep = (text: string) => {
     if (stderr.length < MAX_ERROR_CHARS) stderr += text;
   };
+  let stoppedHere = false;
+  let killedElsewhere = false;
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', keep);
   const exited = new Promise<number | null>((resolve, reject) => {
@@ -54,9 +60,11 @@ export function startRipgrep(
       reject(error);
     });
     child.once('close', (code, signal) => {
+      killedElsewhere = signal !== null && !stoppedHere;
       if (log !== undefined && logFd !== undefined) {
         try {
-          readLog(logFd, log, keep, signal !== null);
+          readLog(logFd, log, keep, stoppedHere);
+          if (killedElsewhere) log.unfinished();
         } finally {
           closeSync(logFd);
         }
@@ -65,7 +73,11 @@ export function startRipgrep(
     });
   });
   exited.catch(() => {}); // awaited by the caller; never an unhandled rejection meanwhile
-  return { child, exited, stderr: () => stderr };
+  const stop = () => {
+    stoppedHere = true;
+    child.kill('SIGKILL');
+  };
+  return { child, exited, stderr: () => stderr, stop, killedElsewhere: () => killedElsewhere };
 }
 
 /**
