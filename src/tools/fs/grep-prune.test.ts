@@ -6,7 +6,8 @@ import { globGates } from '../../../test/helpers/glob-gates.js';
 import { BASES, tree, write } from '../../../test/helpers/ignore-tree.js';
 import { makeTempDir } from '../../../test/helpers/workspace.js';
 import type { Toolgate } from '../../toolgate.js';
-import { ripgrepBinary } from './grep-ripgrep.js';
+import { grepWithRipgrep, ripgrepBinary } from './grep-ripgrep.js';
+import { PruneLog } from './prune-log.js';
 
 /**
  * Issue #33: grep's ripgrep search skips what the .gitignore rules at and above the searched
@@ -115,5 +116,43 @@ describe('grep: names with line breaks (review of issue #33)', () => {
     const answer = await grepOf(ripgrep, {});
     expect(answer).toEqual(await grepOf(javascript, {}));
     expect(answer.lines).toEqual(['plain/build/kept.txt:1: needle', 'plain/v.txt:1: needle']);
+  });
+});
+
+describe('grep: a walk that skips too much to log (review of issue #33)', () => {
+  it('hidden files by the thousand stop the logged walk at its size limit; the search beside a listing answers, a `!` below still counts', async () => {
+    const root = makeTempDir('toolgate-grep-prune-');
+    made.push(root);
+    writeFileSync(path.join(root, '.gitignore'), 'build/\n');
+    mkdirSync(path.join(root, 'hid'));
+    // ~4,000 log lines of ~300 bytes: past the 1 MB the log may take.
+    for (let i = 0; i < 4000; i++) writeFileSync(path.join(root, 'hid', `.${'h'.repeat(200)}${i}`), '');
+    for (const dir of ['sub/build', 'other/build']) mkdirSync(path.join(root, dir), { recursive: true });
+    writeFileSync(path.join(root, 'sub/.gitignore'), '!build/\n');
+    writeFileSync(path.join(root, 'sub/build/kept.txt'), 'needle\n');
+    writeFileSync(path.join(root, 'other/build/skipped.txt'), 'needle\n');
+    writeFileSync(path.join(root, 'hid/seen.txt'), 'needle\n');
+
+    const log = new PruneLog();
+    await grepWithRipgrep(
+      ripgrepBinary() ?? '',
+      { cwd: root, target: '.', pruneRules: 'build/\n', pruneLog: log },
+      {
+        pattern: 'needle',
+        caseSensitive: false,
+        fixedStrings: false,
+        context: 0,
+        include: undefined,
+        maxResults: 10,
+      },
+      () => true,
+      new AbortController().signal,
+    );
+    expect({ tooLong: log.tooLong, complete: log.complete }).toEqual({ tooLong: true, complete: false });
+
+    const { ripgrep, javascript } = globGates(root);
+    const answer = await grepOf(ripgrep, {});
+    expect(answer.lines).toEqual(['hid/seen.txt:1: needle', 'sub/build/kept.txt:1: needle']);
+    expect(answer).toEqual(await grepOf(javascript, {}));
   });
 });

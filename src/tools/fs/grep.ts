@@ -190,19 +190,12 @@ export function createGrepTool(settings: GrepSettings = {}) {
             );
             return { lines, cut };
           };
-          const rules = rulesFromAbove(ignored, base.relative);
-          let result: { lines: GrepLine[]; cut: boolean };
-          if (rules === undefined) result = await search(undefined);
-          else if (query.include === undefined) {
-            // One walk: ripgrep's debug log says what the rules made it skip, and the filter
-            // judges each of those (a `!` below may keep one); else the search runs unpruned.
-            const log = new PruneLog();
-            const pruned = await search(rules, log);
-            result = skippedOnlyIgnored(ignored, base.relative, log) ? pruned : await search(undefined);
-          } else {
-            // With an include glob, ripgrep's debug log names every file the glob leaves out (slow
-            // to write: ~6x the search), so the .gitignore files are listed by a second, pruned
-            // walk beside the search instead. It stops with the search when that fails.
+          /**
+           * The pruned search with a listing of the .gitignore files beside it (a second, pruned
+           * walk): if one below holds a `!`, the search runs again unpruned. It stops with the
+           * search when that fails.
+           */
+          const searchBesideListing = async (rules: string) => {
             const listing = new AbortController();
             const [pruned, gitignores] = await Promise.all([
               search(rules).catch((error: unknown) => {
@@ -211,10 +204,28 @@ export function createGrepTool(settings: GrepSettings = {}) {
               }),
               listGitignores(binary, cwd, rules, AbortSignal.any([ctx.signal, listing.signal])),
             ]);
-            result =
-              gitignores.truncated || reincludedBelow(ignored, base.relative, gitignores.dirs)
-                ? await search(undefined)
-                : pruned;
+            return gitignores.truncated || reincludedBelow(ignored, base.relative, gitignores.dirs)
+              ? await search(undefined)
+              : pruned;
+          };
+          const rules = rulesFromAbove(ignored, base.relative);
+          let result: { lines: GrepLine[]; cut: boolean };
+          if (rules === undefined) result = await search(undefined);
+          else if (query.include !== undefined) {
+            // An include glob's log would name every file it leaves out (~6x the search).
+            result = await searchBesideListing(rules);
+          } else {
+            // One walk: ripgrep's debug log says what the rules made it skip, and the filter
+            // judges each of those (a `!` below may keep one); else the search runs unpruned, or,
+            // when the walk skipped too much to log (hidden or binary files by the thousand),
+            // beside a listing.
+            const log = new PruneLog();
+            const pruned = await search(rules, log);
+            result = skippedOnlyIgnored(ignored, base.relative, log)
+              ? pruned
+              : log.tooLong
+                ? await searchBesideListing(rules)
+                : await search(undefined);
           }
           const found = result.lines;
           if (result.cut) more = true;

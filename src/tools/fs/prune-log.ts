@@ -36,6 +36,7 @@ export class PruneLog {
   readonly entries: PrunedEntry[] = [];
   #opened = false;
   #unreadable = false;
+  #tooLong = false;
 
   /** Takes one whole line of ripgrep's stderr (without its line break). */
   feed(line: string): void {
@@ -55,9 +56,18 @@ export class PruneLog {
     this.entries.push({ path: path === '.' ? '' : path.slice(2), directory: skipped?.[2] === 'true' });
   }
 
-  /** Ripgrep ended without a line break after its last line: part of the log is missing. */
-  unfinished(): void {
+  /**
+   * Part of the log is missing: ripgrep ended without a line break after its last line, or was
+   * killed (`too long`: by the limit on its log's size).
+   */
+  unfinished(why: 'cut' | 'too long' = 'cut'): void {
     this.#unreadable = true;
+    if (why === 'too long') this.#tooLong = true;
+  }
+
+  /** The walk skipped so much for any reason that its log went past its size limit. */
+  get tooLong(): boolean {
+    return this.#tooLong;
   }
 
   /** Whether `entries` is everything the walk skipped by the rules. */

@@ -19,8 +19,15 @@ export interface RunningRipgrep {
 
 /** What of stderr is kept for error messages. */
 const MAX_ERROR_CHARS = 4000;
-/** The most of a debug log read; a longer one counts as unread (prune-log.ts). */
-const MAX_LOG_BYTES = 64 << 20;
+/**
+ * The most of a debug log ripgrep may write, in 512-byte blocks (1 MB in dash; bash counts 1 KB
+ * blocks): a file-size limit stops it there with SIGXFSZ (node_modules' log is ~100 KB). Its log has a line per entry skipped for any
+ * reason (hidden, binary, a link), each written on its own at some µs: on a tree of 100,000 hidden
+ * files the log alone took 0.7 s. Past the limit the caller searches another way (grep.ts).
+ */
+const LOG_LIMIT_BLOCKS = 2048;
+/** The most of a debug log read (more than the limit lets it write). */
+const MAX_LOG_BYTES = 16 << 20;
 
 /**
  * Starts ripgrep with stdout piped and the first 4,000 characters of stderr kept. With `pruneLog`
@@ -37,7 +44,12 @@ export function startRipgrep(
   const logFd = log === undefined ? undefined : unlinkedTextFile('', 'r+');
   let child: RunningRipgrep['child'];
   try {
-    child = spawn(binary, [...args], {
+    // With a log: through sh, for its `ulimit -f` (Node cannot set a child's limits), then exec.
+    const [file, argv] =
+      log === undefined
+        ? [binary, [...args]]
+        : ['/bin/sh', ['-c', `ulimit -f ${LOG_LIMIT_BLOCKS} && exec "$0" "$@"`, binary, ...args]];
+    child = spawn(file, argv, {
       cwd: options.cwd,
       env: helperEnv(),
       stdio: [options.stdinFd ?? 'ignore', 'pipe', logFd ?? 'pipe'],
@@ -64,7 +76,7 @@ export function startRipgrep(
       if (log !== undefined && logFd !== undefined) {
         try {
           readLog(logFd, log, keep, stoppedHere);
-          if (killedElsewhere) log.unfinished();
+          if (killedElsewhere) log.unfinished(signal === 'SIGXFSZ' ? 'too long' : 'cut');
         } finally {
           closeSync(logFd);
         }
@@ -95,7 +107,7 @@ function readLog(fd: number, log: PruneLog, keep: (text: string) => void, stoppe
     chunks.push(chunk.subarray(0, n));
     size += n;
     if (size > MAX_LOG_BYTES) {
-      log.unfinished();
+      log.unfinished('too long');
       return;
     }
   }
