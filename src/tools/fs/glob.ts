@@ -1,4 +1,5 @@
 import path from 'node:path';
+import picomatch from 'picomatch';
 import * as z from 'zod';
 import { defineTool } from '../../core/define-tool.js';
 import { ToolError } from '../../core/tool-error.js';
@@ -37,17 +38,31 @@ export function checkPattern(pattern: string): void {
 }
 
 /**
+ * Whether a pattern names a dot itself somewhere (`.github/**`, `{.github,src}/*.yml`), so that
+ * hidden folders can hold its answers and ripgrep must walk them.
+ */
+function namesADot(pattern: string): boolean {
+  return /(^|[/{,])\./.test(pattern);
+}
+
+/**
  * Hidden names without include_hidden, as globs take them: a wildcard never matches a leading dot,
- * so a name reaches through hidden segments only as far as the pattern names dots itself (`.*`,
- * `.github/**`). The listing came with hidden names; this takes out what such a glob would not match.
+ * so a name reaches through hidden segments only where the pattern names dots itself. The listing
+ * came with hidden names; this takes out what such a glob would not match. Where the JavaScript
+ * walker could take the pattern too, picomatch without `dot` judges, as it does there (braces
+ * included: `{.github,src}/*.yml`); a pattern only ripgrep takes is judged by counting the
+ * segments that start with a dot.
  */
 function visibleFor(pattern: string): (name: string) => boolean {
-  const dotSegments = pattern.split('/').filter((s) => s.startsWith('.')).length;
-  return (name) => {
-    if (!name.startsWith('.') && !name.includes('/.')) return true; // no hidden segment: most names
-    const hidden = name.split('/').filter((s) => s.startsWith('.')).length;
-    return hidden === 0 || hidden <= dotSegments;
-  };
+  let judge: (name: string) => boolean;
+  try {
+    checkFallbackPattern(pattern); // bounded wildcards: picomatch's regex cannot backtrack for long
+    judge = picomatch(pattern, { dot: false });
+  } catch {
+    const dotSegments = pattern.split('/').filter((s) => s.startsWith('.')).length;
+    judge = (name) => name.split('/').filter((s) => s.startsWith('.')).length <= dotSegments;
+  }
+  return (name) => (!name.startsWith('.') && !name.includes('/.')) || judge(name); // most names: no hidden segment
 }
 
 /**
@@ -118,7 +133,7 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
           const listed = await globWithPruning(binary, throughFdForChild(handle, base.absolute), a.pattern, {
             // Hidden folders are walked only when they can match: include_hidden, or a pattern that
             // names a dot itself (`.github/**`); skipping them is most of ripgrep's speed.
-            hidden: a.include_hidden || a.pattern.split('/').some((s) => s.startsWith('.')),
+            hidden: a.include_hidden || namesADot(a.pattern),
             signal: ctx.signal,
             filter,
             base: base.relative,
