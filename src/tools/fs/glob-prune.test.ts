@@ -141,3 +141,18 @@ describe('glob: hidden names a pattern names through braces (issue #33 review)',
     );
   });
 });
+
+describe('glob: a leading ! (issue #33 review)', () => {
+  it('is refused on both engines (picomatch reads it as "everything but", ripgrep as a name); "?" finds such a name on both', async () => {
+    const root = makeTempDir('toolgate-prune-');
+    made.push(root);
+    for (const file of ['a.ts', 'b.ts', '!a.ts']) writeFileSync(path.join(root, file), '');
+    const { ripgrep, javascript } = globGates(root);
+    for (const gate of [ripgrep, javascript]) {
+      const refused = await globOf(gate, { pattern: '!a.ts' });
+      expect(refused.ok).toBe(false);
+      expect(refused.content).toMatch(/starts with "!"/);
+      expect(await globOf(gate, { pattern: '?a.ts' })).toEqual({ ok: true, content: '!a.ts' });
+    }
+  });
+});

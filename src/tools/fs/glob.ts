@@ -104,6 +104,13 @@ export function createGlobTool(settings: { timeoutMs?: number; forceJavaScript?:
     locations: (a) => [{ path: a.path, access: 'list' }],
     async execute(a, ctx) {
       checkPattern(a.pattern);
+      if (a.pattern.startsWith('!')) {
+        // picomatch reads it as "everything but", ripgrep as a name with a `!`: refused, not guessed.
+        throw new ToolError(
+          'BadArgs',
+          `pattern "${a.pattern}" starts with "!": glob lists what matches and has no exclusions; name the files to find (for a name that begins with "!", start the pattern with "?")`,
+        );
+      }
       const base = ctx.sandbox.resolve(a.path);
       // Verifies it is a real directory inside the root (and not a link swapped in) before walking.
       const { handle } = await openForRead(base, ctx.sandbox, 'directory');
