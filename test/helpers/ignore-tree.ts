@@ -93,3 +93,8 @@ export function write(root: string, outside: string, t: Tree, content = ''): voi
     }
   }
 }
+
+/** Every subset of `xs` (for exhaustive mixes of rules). */
+export function subsets<T>(xs: readonly T[]): T[][] {
+  return xs.reduce<T[][]>((all, x) => all.concat(all.map((s) => [...s, x])), [[]]);
+}

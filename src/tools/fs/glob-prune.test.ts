@@ -3,7 +3,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { globGates } from '../../../test/helpers/glob-gates.js';
-import { BASES, PATTERNS, tree, write } from '../../../test/helpers/ignore-tree.js';
+import { BASES, PATTERNS, subsets, tree, write } from '../../../test/helpers/ignore-tree.js';
 import { makeTempDir } from '../../../test/helpers/workspace.js';
 import type { Toolgate } from '../../toolgate.js';
 import { ripgrepBinary } from './grep-ripgrep.js';
@@ -55,8 +55,6 @@ describe('glob: ripgrep skips only what toolgate ignores (issue #33)', () => {
   it('every mix of rules from above, re-includes below and a .jj folder: the same answer as the JavaScript walker', async () => {
     // Exhaustive where random trees rarely land: a directory skipped by a rule from above that a
     // `!` (above, anchored, or below, behind a .jj folder) brings back.
-    const subsets = <T>(xs: T[]): T[][] =>
-      xs.reduce<T[][]>((all, x) => all.concat(all.map((s) => [...s, x])), [[]]);
     for (const top of subsets(['build/', '!src/lib/build/', '*.log'])) {
       for (const src of subsets(['!build/', '!a.ts'])) {
         for (const jj of [false, true]) {

@@ -1,6 +1,7 @@
 import { closeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { ToolError } from '../../core/tool-error.js';
+import { PRUNE_RULES_FILE } from './prune-log.js';
 import { startRipgrep } from './start-ripgrep.js';
 import { unlinkedTextFile } from './unlinked-text-file.js';
 
@@ -68,7 +69,7 @@ export async function globWithRipgrep(
     '--threads',
     '1',
     ...(options.hidden ? ['--hidden'] : []),
-    ...(probe ? ['--ignore-file', '/dev/stdin', '--glob', `/**/${GITIGNORE}`] : []),
+    ...(probe ? ['--ignore-file', PRUNE_RULES_FILE, '--glob', `/**/${GITIGNORE}`] : []),
     '--glob',
     anchored,
     '--glob',

@@ -3,7 +3,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { globGates } from '../../../test/helpers/glob-gates.js';
-import { BASES, tree, write } from '../../../test/helpers/ignore-tree.js';
+import { BASES, subsets, tree, write } from '../../../test/helpers/ignore-tree.js';
 import { makeTempDir } from '../../../test/helpers/workspace.js';
 import type { Toolgate } from '../../toolgate.js';
 import { grepWithRipgrep, ripgrepBinary } from './grep-ripgrep.js';
@@ -60,8 +60,6 @@ describe('grep: ripgrep skips only what toolgate ignores (issue #33)', () => {
   it('every mix of rules from above and re-includes below: the same answer as the JavaScript search', async () => {
     // Exhaustive where random trees rarely land: a folder or file skipped by a rule from above
     // that a `!` below (or anchored above) brings back, in one walk or beside a listing.
-    const subsets = <T>(xs: T[]): T[][] =>
-      xs.reduce<T[][]>((all, x) => all.concat(all.map((s) => [...s, x])), [[]]);
     for (const top of subsets(['build/', '!src/lib/build/', '*.log'])) {
       for (const lib of subsets(['!build/', '!b.log'])) {
         const root = makeTempDir('toolgate-grep-prune-');

@@ -36,8 +36,13 @@ export function hasNegation(text: string | undefined): boolean {
  * a `!`: it speaks after the rules the walk pruned with, and could re-include what they skipped.
  */
 export function reincludedBelow(filter: GitignoreFilter, base: string, dirs: readonly string[]): boolean {
+  return dirs.some((dir) => hasNegation(filter.ruleText(fromRoot(base, dir))));
+}
+
+/** A path relative to `base` (root-relative, `.` for the root), made root-relative. */
+function fromRoot(base: string, path: string): string {
   const at = base === '.' ? '' : base;
-  return dirs.some((dir) => hasNegation(filter.ruleText(at === '' ? dir : dir === '' ? at : `${at}/${dir}`)));
+  return at === '' ? path : path === '' ? at : `${at}/${path}`;
 }
 
 /**
@@ -47,10 +52,9 @@ export function reincludedBelow(filter: GitignoreFilter, base: string, dirs: rea
  */
 export function skippedOnlyIgnored(filter: GitignoreFilter, base: string, log: PruneLog): boolean {
   if (!log.complete) return false;
-  const at = base === '.' ? '' : base;
   return log.entries.every(({ path, directory }) => {
-    const fromRoot = at === '' ? path : path === '' ? at : `${at}/${path}`;
-    if (fromRoot === at) return false; // the base itself is searched, never skipped
-    return filter.ignores(fromRoot, true) && (directory || filter.ignores(fromRoot, false));
+    if (path === '') return false; // the base itself is searched, never skipped
+    const entry = fromRoot(base, path);
+    return filter.ignores(entry, true) && (directory || filter.ignores(entry, false));
   });
 }

@@ -7,16 +7,12 @@ import { type HtmlElement, type HtmlNode, hasClass, isElement, TEXT_NODE } from 
  * table parts. textContent runs a heading, a code signature
  * and the paragraph under it together ("…::Vecpub struct Vec…"); plain text keeps them apart.
  */
+const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
 const LINES: ReadonlySet<string> = new Set([
   ...BLOCKS,
+  ...HEADINGS,
   'blockquote',
   'caption',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
   'hr',
   'li',
   'ol',
@@ -28,21 +24,7 @@ const LINES: ReadonlySet<string> = new Set([
   'ul',
 ]);
 /** Blocks followed by an empty line: the text's paragraphs. */
-const PARAGRAPHS = new Set([
-  'p',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'pre',
-  'table',
-  'ul',
-  'ol',
-  'dl',
-  'blockquote',
-]);
+const PARAGRAPHS = new Set(['p', ...HEADINGS, 'pre', 'table', 'ul', 'ol', 'dl', 'blockquote']);
 
 /**
  * An element as plain text, in one walk: each block on lines of its own, paragraphs apart by an
